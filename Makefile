@@ -1,0 +1,141 @@
+# Matrix transpose, step by step.  `make help` lists the targets.
+#
+# Every program is built under build/ from sources that stay where they are:
+#   steps/NN_name/*.cu  ->  build/stepNN      (one program per step)
+#   common/*.c, *.cu    ->  build/libcommon.a (harness, baselines, checks)
+# Header edits rebuild what includes them (-MMD -MP); changing ARCH or the
+# flags rebuilds everything (build/flags.txt).  Output is quiet unless V=1.
+
+# ---------------------------------------------------------------- toolchain
+NVCC       ?= nvcc
+CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
+CC         := gcc
+BUILD      := build
+
+# GPU architecture.  ARCH=sm_XX builds for exactly that GPU.  Otherwise a
+# visible GPU is built for, and without one the documented list below is
+# built, plus PTX for the newest so that later GPUs can run it.
+FALLBACK_SMS := 75 80 86 89 90
+ifdef ARCH
+  GPU_SMS := $(patsubst sm_%,%,$(ARCH))
+  ARCH_NOTE := ARCH=$(ARCH)
+else
+  GPU_SMS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+  ARCH_NOTE := detected GPU sm_$(GPU_SMS)
+  ifeq ($(GPU_SMS),)
+    GPU_SMS := $(FALLBACK_SMS)
+    ARCH_NOTE := no GPU visible: sm_$(subst $(eval) ,/,$(FALLBACK_SMS)) + PTX
+  endif
+endif
+PTX_SM     := $(lastword $(GPU_SMS))
+ARCH_FLAGS := $(foreach sm,$(GPU_SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
+              -gencode arch=compute_$(PTX_SM),code=compute_$(PTX_SM)
+
+WARN_C     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+CFLAGS     := -std=c11 -O2 -g -fopenmp $(WARN_C) -Icommon -I$(CUDA_HOME)/include -MMD -MP
+NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) -Icommon -MMD -MP \
+              -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-fopenmp
+LDFLAGS    := $(ARCH_FLAGS) -Xcompiler -fopenmp -Xlinker -rpath,$(CUDA_HOME)/lib64
+LDLIBS     := -lcublas
+
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+# ---------------------------------------------------------------- sources
+COMMON_SRCS := $(wildcard common/*.c common/*.cu)
+COMMON_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(COMMON_SRCS))
+COMMON_LIB  := $(BUILD)/libcommon.a
+
+STEP_DIRS   := $(sort $(wildcard steps/[0-9][0-9]_*))
+STEP_NUMS   := $(foreach d,$(STEP_DIRS),$(shell echo $(notdir $(d)) | cut -c1-2))
+STEP_BINS   := $(addprefix $(BUILD)/step,$(STEP_NUMS))
+# steps/NN_name/x.cu for step NN (each step directory holds exactly one .cu)
+step_src     = $(wildcard steps/$(1)_*/*.cu)
+
+TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/planted_wrong $(BUILD)/tools/gpu_probe
+ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
+
+.PHONY: all help run test docs clean
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+	@echo "Matrix transpose tutorial.  Targets:"
+	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' \
+	  | awk -F'\t' '{printf "  make %-28s %s\n", $$1, $$2}'
+	@echo "  make stepNN                      build one step, e.g. make step05 -> build/step05"
+	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE)), V=1 for full commands."
+
+all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
+
+# `make step05` builds build/step05.
+$(foreach n,$(STEP_NUMS),$(eval step$(n): $(BUILD)/step$(n)))
+$(foreach n,$(STEP_NUMS),$(eval .PHONY: step$(n)))
+$(foreach n,$(STEP_NUMS),$(eval $(BUILD)/step$(n): $(BUILD)/obj/$(call step_src,$(n)).o $(COMMON_LIB)))
+
+run: ## build and run one step: make run STEP=01 [ARGS="--rows 4096 --cols 4096"]
+	@test -n "$(STEP)" || { echo "error: say which step, e.g. make run STEP=01" >&2; exit 2; }
+	@test -n "$(call step_src,$(STEP))" || { echo "error: no step '$(STEP)': use a two-digit number from 01 to 10" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
+	./$(BUILD)/step$(STEP) $(ARGS)
+
+test: ## build everything and run the whole test suite (GPU tests skip without a GPU)
+	@bash tests/run_all.sh
+
+docs: ## build the Doxygen site under build/docs (warnings are errors)
+	@command -v doxygen >/dev/null || { echo "error: doxygen not found: install it (apt-get install doxygen)" >&2; exit 3; }
+	@mkdir -p $(BUILD)/docs
+	$(call say,DOXY,build/docs/html/index.html)
+	$(Q)doxygen docs/Doxyfile > $(BUILD)/docs/doxygen.log
+
+clean: ## remove build/
+	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------- rules
+# Rebuild everything when the compile flags change (for example ARCH).
+$(BUILD)/flags.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(NVCCFLAGS) | $(CFLAGS) | $(LDFLAGS)' | cmp -s - $@ || echo '$(NVCCFLAGS) | $(CFLAGS) | $(LDFLAGS)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/obj/%.c.o: %.c $(BUILD)/flags.txt
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags.txt
+	@mkdir -p $(@D)
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# The same source without its main(), for programs that link several steps.
+$(BUILD)/obj/%.cu.nomain.o: %.cu $(BUILD)/flags.txt
+	@mkdir -p $(@D)
+	$(call say,NVCC,$< [no main])
+	$(Q)$(NVCC) $(NVCCFLAGS) -DTRANSPOSE_NO_MAIN -c $< -o $@
+
+$(COMMON_LIB): $(COMMON_OBJS)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/step%:
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+
+$(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
+$(BUILD)/tests/planted_wrong: $(BUILD)/obj/tests/planted_wrong.cu.o $(COMMON_LIB)
+$(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.c.o $(COMMON_LIB)
+$(BUILD)/tests/% $(BUILD)/tools/%:
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+
+# Further targets (grading, profiling, benchmarks) live in mk/*.mk.
+-include $(sort $(wildcard mk/*.mk))
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

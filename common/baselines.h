@@ -1,0 +1,54 @@
+/**
+ * @file baselines.h
+ * @brief The two yardsticks every report measures beside the step's kernel.
+ *
+ * - **The copy bound.** A transpose reads and writes every element once,
+ *   exactly like a copy, so no transpose can beat the best copy of the same
+ *   bytes. The harness times both `cudaMemcpyAsync` (device to device) and
+ *   copy_kernel_launch(), and takes the faster as the bound.
+ * - **cuBLAS.** `cublasSgeam` with `C = 1 * A^T + 0 * B` is the library
+ *   transpose this tutorial sets out to beat.
+ */
+#ifndef TRANSPOSE_BASELINES_H
+#define TRANSPOSE_BASELINES_H
+
+#include <stddef.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Copy @p count floats with 16-byte loads and stores where the
+ *        pointers allow, scalar ones where they do not.
+ * @return the number of threads launched
+ */
+size_t copy_kernel_launch(const float *in, float *out, size_t count, cudaStream_t stream);
+
+/**
+ * @brief True when cuBLAS can take this shape: its dimensions are `int`,
+ *        so rows and cols must each be at most INT_MAX.
+ */
+int cublas_shape_supported(size_t rows, size_t cols);
+
+/**
+ * @brief Transpose with `cublasSgeam` on the handle's stream:
+ *        @p in is rows x cols row-major, @p out cols x rows row-major.
+ *
+ * Row-major rows x cols is column-major cols x rows, so out = in^T is the
+ * column-major call C(rows x cols) = 1 * op_T(A) + 0 * B with lda = cols
+ * and ldc = rows. B is passed as C and, with beta = 0, contributes nothing.
+ * Exits with ::EXIT_ENVIRONMENT if cuBLAS reports an error.
+ */
+void cublas_transpose(cublasHandle_t handle, const float *in, float *out, size_t rows, size_t cols);
+
+/** @brief Create a cuBLAS handle bound to @p stream, or exit with one line. */
+cublasHandle_t cublas_open(cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSPOSE_BASELINES_H */

@@ -1,0 +1,99 @@
+/**
+ * @file matrix.c
+ * @brief Random input, CPU reference and verification (host only).
+ */
+#include "matrix.h"
+
+#include <string.h>
+
+/* The reference transposes in square blocks of this many elements a side. */
+#define REFERENCE_BLOCK 64
+
+/* splitmix64: a fast, well-mixed 64-bit hash. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static float float_from_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static uint32_t bits_from_float(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+float random_value(uint64_t seed, size_t index)
+{
+    const uint64_t h = mix64(mix64(seed) ^ (uint64_t)index);
+    const uint32_t sign = (uint32_t)(h >> 63) << 31;
+    const uint32_t exponent = (uint32_t)(120 + (h >> 32) % 16) << 23; /* 2^-7 .. 2^8 */
+    const uint32_t mantissa = (uint32_t)h & 0x7FFFFFu;
+    return float_from_bits(sign | exponent | mantissa);
+}
+
+void fill_random(float *m, size_t count, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; ++i)
+        m[i] = random_value(seed, i);
+}
+
+void transpose_reference(const float *in, float *out, size_t rows, size_t cols)
+{
+    const size_t block_rows = (rows + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
+    const size_t block_cols = (cols + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t br = 0; br < block_rows; ++br) {
+        for (size_t bc = 0; bc < block_cols; ++bc) {
+            const size_t row_end = br * REFERENCE_BLOCK + REFERENCE_BLOCK < rows
+                                       ? br * REFERENCE_BLOCK + REFERENCE_BLOCK : rows;
+            const size_t col_end = bc * REFERENCE_BLOCK + REFERENCE_BLOCK < cols
+                                       ? bc * REFERENCE_BLOCK + REFERENCE_BLOCK : cols;
+            for (size_t r = br * REFERENCE_BLOCK; r < row_end; ++r)
+                for (size_t c = bc * REFERENCE_BLOCK; c < col_end; ++c)
+                    out[c * rows + r] = in[r * cols + c];
+        }
+    }
+}
+
+size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
+                        size_t out_cols, const char *label, int max_report, FILE *log)
+{
+    const size_t count = out_rows * out_cols;
+    size_t mismatches = 0;
+    /* Compare bit patterns, not values: -0.0 == 0.0 and NaN != NaN would both lie. */
+#pragma omp parallel for reduction(+ : mismatches) schedule(static)
+    for (size_t i = 0; i < count; ++i)
+        mismatches += bits_from_float(expected[i]) != bits_from_float(got[i]);
+
+    int reported = 0;
+    for (size_t i = 0; i < count && mismatches > 0 && reported < max_report; ++i) {
+        const uint32_t want = bits_from_float(expected[i]);
+        const uint32_t have = bits_from_float(got[i]);
+        if (want == have)
+            continue;
+        fprintf(log, "  %s: output (%zu, %zu): expected %.9g (0x%08X), got %.9g (0x%08X)%s\n",
+                label, i / out_cols, i % out_cols, (double)expected[i], (unsigned)want,
+                (double)got[i], (unsigned)have, have == POISON_BITS ? " [never written]" : "");
+        ++reported;
+    }
+    if (mismatches > (size_t)reported && reported > 0)
+        fprintf(log, "  %s: ... %zu mismatching elements of %zu in all\n", label, mismatches, count);
+    return mismatches;
+}
+
+double transpose_gbps(size_t rows, size_t cols, double ms)
+{
+    const double bytes = 2.0 * (double)rows * (double)cols * (double)sizeof(float);
+    return bytes / (ms * 1e-3) / 1e9;
+}

@@ -1,0 +1,72 @@
+/**
+ * @file matrix.h
+ * @brief Host-side matrices: random input, the CPU reference, bit-exact
+ *        verification and the bandwidth arithmetic.
+ */
+#ifndef TRANSPOSE_MATRIX_H
+#define TRANSPOSE_MATRIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief The byte written over every output before a kernel runs.
+ *
+ * Four 0x7F bytes make the float 0x7F7F7F7F (about 3.4e38): finite, so it
+ * survives cuBLAS's `beta * C` even if C is read, and never produced by
+ * random_value(), so an element a kernel forgot to write always fails.
+ */
+#define POISON_BYTE 0x7F
+/** @brief ::POISON_BYTE repeated as the 32-bit pattern of one float. */
+#define POISON_BITS 0x7F7F7F7Fu
+
+/**
+ * @brief The input element at linear position @p index for a given seed.
+ *
+ * Each value is a hash of (seed, index) turned into a float with a random
+ * sign, a random 23-bit mantissa and an exponent in [-7, 8]: finite, never
+ * zero or denormal, and with about 2^28 distinct values, so an element
+ * that lands in the wrong place is almost surely detected.
+ */
+float random_value(uint64_t seed, size_t index);
+
+/** @brief Fill @p m[0..count) with random_value(seed, i). */
+void fill_random(float *m, size_t count, uint64_t seed);
+
+/**
+ * @brief The CPU reference: out (cols x rows) = transpose of in (rows x cols).
+ *
+ * Blocked in 64 x 64 tiles so that both sides stay in cache, and spread
+ * over the CPU's cores, so 2^30 elements take seconds rather than minutes.
+ */
+void transpose_reference(const float *in, float *out, size_t rows, size_t cols);
+
+/**
+ * @brief Compare two out_rows x out_cols matrices bit for bit.
+ *
+ * The first @p max_report mismatches are printed to @p log as
+ * `(row, col): expected X, got Y`, marking elements that still hold the
+ * poison as never written.
+ *
+ * @param label names the kernel in the printed lines
+ * @return the number of mismatching elements (0 means a pass)
+ */
+size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
+                        size_t out_cols, const char *label, int max_report, FILE *log);
+
+/**
+ * @brief Effective bandwidth of a transpose in GB/s (1e9 bytes per second):
+ *        every element is read once and written once, 2 * rows * cols * 4 bytes.
+ */
+double transpose_gbps(size_t rows, size_t cols, double ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSPOSE_MATRIX_H */
