@@ -139,3 +139,8 @@ $(BUILD)/tests/% $(BUILD)/tools/%:
 # Further targets (grading, profiling, benchmarks) live in mk/*.mk.
 -include $(sort $(wildcard mk/*.mk))
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# For scripts: the programs `make all` builds.
+print-bins:
+	@echo $(ALL_BINS)
+.PHONY: print-bins
