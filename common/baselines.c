@@ -8,7 +8,7 @@
 
 #include "check.h"
 
-/* Check a cuBLAS call; cuBLAS errors are environment failures. */
+/** @brief Check a cuBLAS call; cuBLAS errors are environment failures. */
 #define CUBLAS_CHECK(call)                                                                   \
     do {                                                                                     \
         cublasStatus_t cublas_status_ = (call);                                              \

@@ -15,6 +15,7 @@ double gib(size_t bytes)
     return (double)bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
+/** @brief Exit with one line that says why the GPU cannot be used and what to do. */
 static void explain_no_gpu(cudaError_t err)
 {
     if (err == cudaErrorNoDevice)

@@ -29,25 +29,25 @@
 /** Device memory kept free for cuBLAS's workspace and the CUDA context's needs. */
 #define DEVICE_SLACK_BYTES ((size_t)256 << 20)
 
-/** Everything one run works on: the same buffers for every contender. */
+/** @brief Everything one run works on: the same buffers for every contender. */
 typedef struct bench {
-    options opt;
-    gpu_info gpu;
-    size_t count;          /* rows * cols */
-    size_t bytes;          /* count * sizeof(float) */
-    float *host_in;        /* the random input */
-    float *host_expected;  /* its CPU transpose */
-    float *host_got;       /* what came back from the GPU */
-    float *dev_in;         /* input, opt.offset floats past a 256-byte boundary */
-    float *dev_out;        /* output, likewise */
-    void *dev_in_base;     /* what cudaMalloc returned, for cudaFree */
-    void *dev_out_base;
-    cudaStream_t stream;
-    cublasHandle_t cublas;
-    l2_flusher flusher;
+    options opt;           /**< the parsed command line */
+    gpu_info gpu;          /**< the GPU it runs on */
+    size_t count;          /**< rows * cols */
+    size_t bytes;          /**< count * sizeof(float) */
+    float *host_in;        /**< the random input */
+    float *host_expected;  /**< its CPU transpose */
+    float *host_got;       /**< what came back from the GPU */
+    float *dev_in;         /**< input, opt.offset floats past a 256-byte boundary */
+    float *dev_out;        /**< output, likewise */
+    void *dev_in_base;     /**< what cudaMalloc returned for the input, for cudaFree */
+    void *dev_out_base;    /**< likewise for the output */
+    cudaStream_t stream;   /**< every launch and copy goes on this stream */
+    cublasHandle_t cublas; /**< NULL with --check-only */
+    l2_flusher flusher;    /**< flushes L2 before each timed run */
 } bench;
 
-/* Launch one contender on the bench's buffers; returns threads launched (0 if unknown). */
+/** @brief Launch one contender on the bench's buffers; returns threads launched (0 if unknown). */
 static size_t launch_contender(const contender *c, bench *b)
 {
     switch (c->kind) {
@@ -65,7 +65,7 @@ static size_t launch_contender(const contender *c, bench *b)
     return 0;
 }
 
-/* The launch wrapper that timing.c calls. */
+/** @brief The launch wrapper that timing.c calls. */
 static void launch_for_timing(void *context, const contender *c)
 {
     bench *b = (bench *)context;
@@ -73,18 +73,18 @@ static void launch_for_timing(void *context, const contender *c)
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* Poison the output so that an element the contender does not write cannot pass. */
+/** @brief Poison the output so that an element the contender does not write cannot pass. */
 static void poison_output(bench *b)
 {
     CUDA_CHECK(cudaMemsetAsync(b->dev_out, POISON_BYTE, b->bytes, b->stream));
 }
 
-/* Bring the output back and compare it with the expected result; adds to c->mismatches. */
+/** @brief Bring the output back and compare it with the expected result; adds to c->mismatches. */
 static void verify_output(bench *b, contender *c)
 {
     CUDA_CHECK(cudaStreamSynchronize(b->stream));
     CUDA_CHECK(cudaMemcpy(b->host_got, b->dev_out, b->bytes, cudaMemcpyDeviceToHost));
-    /* A copy must reproduce the input; a transpose, the reference. */
+    /**< A copy must reproduce the input; a transpose, the reference. */
     const int is_copy = c->kind == CONTENDER_MEMCPY || c->kind == CONTENDER_COPY_KERNEL;
     const float *expected = is_copy ? b->host_in : b->host_expected;
     const size_t out_rows = is_copy ? b->opt.rows : b->opt.cols;
@@ -94,7 +94,7 @@ static void verify_output(bench *b, contender *c)
     c->checked = 1;
 }
 
-/* Poison, run once, check. */
+/** @brief Poison, run once, check. */
 static void check_contender(bench *b, contender *c)
 {
     poison_output(b);
@@ -103,7 +103,7 @@ static void check_contender(bench *b, contender *c)
     verify_output(b, c);
 }
 
-/* Warm up, time, then check the last timed output too. */
+/** @brief Warm up, time, then check the last timed output too. */
 static void time_contender(bench *b, contender *c)
 {
     time_runs(c, launch_for_timing, b, b->dev_out, b->bytes, b->opt.warmup, b->opt.reps,
@@ -111,7 +111,7 @@ static void time_contender(bench *b, contender *c)
     verify_output(b, c);
 }
 
-/* Print the usage: the shared options and this step's kernels. */
+/** @brief Print the usage: the shared options and this step's kernels. */
 static void print_usage(const char *program, const step_desc *step)
 {
     printf("Step %s (%s): %s\n\nUsage: %s [options]\n\nOptions:\n", step->number, step->name,
@@ -122,7 +122,7 @@ static void print_usage(const char *program, const step_desc *step)
         printf("  %-16s %s\n", step->variants[i].name, step->variants[i].summary);
 }
 
-/* Which of the step's variants to run: all of them, or the one --variant names. */
+/** @brief Which of the step's variants to run: all of them, or the one --variant names. */
 static int select_variants(const step_desc *step, const char *wanted, int *first, int *last)
 {
     *first = 0;
@@ -138,6 +138,7 @@ static int select_variants(const step_desc *step, const char *wanted, int *first
     return -1;
 }
 
+/** @brief malloc() that exits with one line instead of returning NULL. */
 static void *host_alloc(size_t bytes)
 {
     void *p = malloc(bytes);
@@ -147,10 +148,10 @@ static void *host_alloc(size_t bytes)
     return p;
 }
 
-/* Check memory, allocate both sides, make the input and the reference. */
+/** @brief Check memory, allocate both sides, make the input and the reference. */
 static void bench_setup(bench *b)
 {
-    const size_t pad = 256; /* room to shift a buffer by --offset floats */
+    const size_t pad = 256; /**< room to shift a buffer by --offset floats */
     size_t device_need = 2 * (b->bytes + pad);
     if (!b->opt.check_only)
         device_need += l2_flusher_bytes(&b->gpu) + DEVICE_SLACK_BYTES;
@@ -175,6 +176,7 @@ static void bench_setup(bench *b)
     }
 }
 
+/** @brief Free everything bench_setup() made. */
 static void bench_teardown(bench *b)
 {
     if (b->cublas != NULL)
@@ -188,7 +190,7 @@ static void bench_teardown(bench *b)
     free(b->host_got);
 }
 
-/* The contenders of this run: the baselines (unless --check-only), then the step's kernels. */
+/** @brief The contenders of this run: the baselines (unless --check-only), then the step's kernels. */
 static int make_contenders(const bench *b, const step_desc *step, int first, int last,
                            contender *list, int capacity)
 {

@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-/* The reference transposes in square blocks of this many elements a side. */
+/** @brief The reference transposes in square blocks of this many elements a side. */
 #define REFERENCE_BLOCK 64
 
-/* splitmix64: a fast, well-mixed 64-bit hash. */
+/** @brief splitmix64: a fast, well-mixed 64-bit hash. */
 static uint64_t mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;
@@ -18,6 +18,7 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/** @brief The float whose bit pattern is @p bits. */
 static float float_from_bits(uint32_t bits)
 {
     float f;
@@ -25,6 +26,7 @@ static float float_from_bits(uint32_t bits)
     return f;
 }
 
+/** @brief The bit pattern of @p f. */
 static uint32_t bits_from_float(float f)
 {
     uint32_t bits;
@@ -36,7 +38,7 @@ float random_value(uint64_t seed, size_t index)
 {
     const uint64_t h = mix64(mix64(seed) ^ (uint64_t)index);
     const uint32_t sign = (uint32_t)(h >> 63) << 31;
-    const uint32_t exponent = (uint32_t)(120 + (h >> 32) % 16) << 23; /* 2^-7 .. 2^8 */
+    const uint32_t exponent = (uint32_t)(120 + (h >> 32) % 16) << 23; /**< 2^-7 .. 2^8 */
     const uint32_t mantissa = (uint32_t)h & 0x7FFFFFu;
     return float_from_bits(sign | exponent | mantissa);
 }
@@ -71,7 +73,7 @@ size_t verify_transpose(const float *expected, const float *got, size_t out_rows
 {
     const size_t count = out_rows * out_cols;
     size_t mismatches = 0;
-    /* Compare bit patterns, not values: -0.0 == 0.0 and NaN != NaN would both lie. */
+    /**< Compare bit patterns, not values: -0.0 == 0.0 and NaN != NaN would both lie. */
 #pragma omp parallel for reduction(+ : mismatches) schedule(static)
     for (size_t i = 0; i < count; ++i)
         mismatches += bits_from_float(expected[i]) != bits_from_float(got[i]);

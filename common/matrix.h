@@ -53,7 +53,13 @@ void transpose_reference(const float *in, float *out, size_t rows, size_t cols);
  * `(row, col): expected X, got Y`, marking elements that still hold the
  * poison as never written.
  *
- * @param label names the kernel in the printed lines
+ * @param expected   the correct result
+ * @param got        what the kernel wrote
+ * @param out_rows   rows of both matrices
+ * @param out_cols   columns of both matrices
+ * @param label      names the kernel in the printed lines
+ * @param max_report how many mismatches to print at most
+ * @param log        where to print them
  * @return the number of mismatching elements (0 means a pass)
  */
 size_t verify_transpose(const float *expected, const float *got, size_t out_rows,

@@ -34,7 +34,7 @@ int parse_size(const char *text, size_t *value)
     return 0;
 }
 
-/* An int option in [low, high]. */
+/** @brief An int option in [low, high]. */
 static int parse_int_in(const char *text, int low, int high, int *value)
 {
     size_t parsed;
@@ -48,7 +48,7 @@ static int parse_int_in(const char *text, int low, int high, int *value)
     return 0;
 }
 
-/* A 64-bit seed: any decimal number, zero included. */
+/** @brief A 64-bit seed: any decimal number, zero included. */
 static int parse_seed(const char *text, uint64_t *value)
 {
     if (text != NULL && strcmp(text, "0") == 0) {

@@ -52,6 +52,9 @@ void options_defaults(options *opt);
  * Sizes must be plain decimal integers >= 1 with nothing after them, and
  * rows * cols * 4 bytes must fit in a size_t.
  *
+ * @param argc    as main() received it
+ * @param argv    as main() received it
+ * @param opt     receives the options (defaults where a flag is absent)
  * @param err     receives a one-line reason when parsing fails
  * @param err_len size of @p err
  * @return 0 on success, -1 on a bad command line (see @p err)

@@ -26,6 +26,7 @@ double cublas_ms(const report *r)
     return 0.0;
 }
 
+/** @brief PASS, FAIL, or SKIP if the contender was never checked. */
 static const char *check_word(const contender *c)
 {
     return !c->checked ? "SKIP" : c->mismatches == 0 ? "PASS" : "FAIL";

@@ -32,6 +32,7 @@ void l2_flush(l2_flusher *f, cudaStream_t stream)
     CUDA_CHECK(cudaMemsetAsync(f->buffer, 0, f->bytes, stream));
 }
 
+/** @brief qsort() order for doubles. */
 static int compare_doubles(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -69,7 +70,7 @@ void time_runs(contender *c, contender_runner run, void *context, float *out, si
         ms[i] = elapsed;
     }
     c->median_ms = median_of(ms, reps);
-    c->min_ms = ms[0]; /* sorted by median_of */
+    c->min_ms = ms[0]; /**< sorted by median_of */
     c->timed = 1;
     free(ms);
     CUDA_CHECK(cudaEventDestroy(start));

@@ -11,17 +11,18 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
+# Results are lines on stdout; they are counted from the log at the end, so
+# tests may run in background jobs (GPU_JOBS > 1) and still be counted.
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; }
+skip() { echo "SKIP $*"; }
 section() { printf '\n== %s\n' "$*"; }
 
 # expect_exit CODE NAME -- COMMAND...: the command must exit with CODE and,
 # for codes 2 and 3, print exactly one line on stderr and nothing on stdout.
 expect_exit() {
     local want=$1 name=$2; shift 3
-    local out=$LOG/last.out err=$LOG/last.err
+    local out=$LOG/last.$BASHPID.out err=$LOG/last.$BASHPID.err
     "$@" >"$out" 2>"$err"
     local got=$?
     if [ "$got" -ne "$want" ]; then
@@ -33,6 +34,7 @@ expect_exit() {
     fi
 }
 
+run_tests() {
 STEP_BINS=$(ls -d steps/[0-9][0-9]_* | sed -E 's|steps/([0-9]{2})_.*|'"$BUILD"'/step\1|')
 
 # ------------------------------------------------------------------ build
@@ -108,14 +110,17 @@ fi
 run_gpu() {
     local name=$1; shift 2
     if [ "$have_gpu" -eq 0 ]; then skip "$name (no GPU)"; return; fi
-    if "$@" >"$LOG/gpu.out" 2>&1; then
+    local out=$LOG/gpu.$BASHPID.out
+    if "$@" >"$out" 2>&1; then
         pass "$name"
     else
-        fail "$name (exit $?): $(grep -m3 -E 'error|FAIL|expected' "$LOG/gpu.out" | tr '\n' ' ' | head -c 400)"
+        fail "$name (exit $?): $(grep -m3 -E 'error|FAIL|expected' "$out" | tr '\n' ' ' | head -c 400)"
     fi
 }
 
-for bin in $STEP_BINS; do
+# All GPU checks of one step program; several steps run at once when GPU_JOBS > 1.
+gpu_tests_for_step() {
+    local bin=$1 shape offset
     for shape in $SHAPES; do
         run_gpu "$bin bit-exact at $shape (all kernels)" -- \
             "$bin" --check-only --rows "${shape%x*}" --cols "${shape#*x}"
@@ -130,7 +135,34 @@ for bin in $STEP_BINS; do
         "$bin" --check-only --rows "${HUGE_SHAPE%x*}" --cols "${HUGE_SHAPE#*x}"
     run_gpu "$bin full report at 2048x2048 (baselines and timing)" -- \
         "$bin" --reps 3 --warmup 1 --rows 2048 --cols 2048
-done
+    if [ "$have_gpu" -eq 1 ] && ! command -v compute-sanitizer >/dev/null; then
+        skip "compute-sanitizer on $bin (not installed)"
+        return
+    fi
+    for shape in $SANITIZE_SHAPES; do
+        for tool in memcheck racecheck synccheck; do
+            run_gpu "$tool $bin at $shape" -- compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                --print-limit 5 "$bin" --check-only --rows "${shape%x*}" --cols "${shape#*x}"
+        done
+    done
+}
+
+GPU_JOBS=${GPU_JOBS:-1}
+if [ "$have_gpu" -eq 1 ] && [ "$GPU_JOBS" -gt 1 ]; then
+    # Each job writes its own log; they are printed in step order afterwards.
+    export OMP_NUM_THREADS=$(( $(nproc) / GPU_JOBS > 0 ? $(nproc) / GPU_JOBS : 1 ))
+    running=0
+    for bin in $STEP_BINS; do
+        gpu_tests_for_step "$bin" >"$LOG/gpu-$(basename "$bin").log" 2>&1 &
+        running=$((running + 1))
+        if [ "$running" -ge "$GPU_JOBS" ]; then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    for bin in $STEP_BINS; do cat "$LOG/gpu-$(basename "$bin").log"; done
+    unset OMP_NUM_THREADS
+else
+    for bin in $STEP_BINS; do gpu_tests_for_step "$bin"; done
+fi
 
 # The checker itself must be able to fail.
 planted=$BUILD/tests/planted_wrong
@@ -145,20 +177,6 @@ if [ "$have_gpu" -eq 1 ]; then
         "${BUILD}/step01" --check-only --rows 1000000 --cols 1000000
 else
     skip "a matrix larger than GPU memory is refused (no GPU)"
-fi
-
-# compute-sanitizer: memcheck on every step, racecheck and synccheck where shared memory is used.
-if [ "$have_gpu" -eq 1 ] && ! command -v compute-sanitizer >/dev/null; then
-    skip "compute-sanitizer (not installed)"
-else
-    for bin in $STEP_BINS; do
-        for shape in $SANITIZE_SHAPES; do
-            for tool in memcheck racecheck synccheck; do
-                run_gpu "$tool $bin at $shape" -- compute-sanitizer --tool "$tool" --error-exitcode 9 \
-                    --print-limit 5 "$bin" --check-only --rows "${shape%x*}" --cols "${shape#*x}"
-            done
-        done
-    done
 fi
 
 # ------------------------------------------------------------------ exercises
@@ -202,6 +220,12 @@ else
     skip "make docs (doxygen not installed)"
 fi
 
+}
+
+run_tests 2>&1 | tee "$LOG/all.log"
+passed=$(grep -c '^PASS ' "$LOG/all.log")
+failed=$(grep -c '^FAIL ' "$LOG/all.log")
+skipped=$(grep -c '^SKIP ' "$LOG/all.log")
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
