@@ -30,6 +30,7 @@
  * matrices of more than 2^31 elements work.
  *
  * ## Build and run
+ *
  *     make step01
  *     ./build/step01 --rows 8192 --cols 8192
  *     make run STEP=01 ARGS="--rows 4096 --cols 4096"

@@ -30,6 +30,7 @@
  * 2^31 elements (see step 01).
  *
  * ## Build and run
+ *
  *     make step02
  *     ./build/step02 --rows 8192 --cols 8192
  *     make run STEP=02 ARGS="--rows 4096 --cols 4096"
