@@ -43,7 +43,7 @@ ifeq ($(V),1)
   say = @true
 else
   Q := @
-  say = @printf '  %-6s %s\n' $(1) $(2)
+  say = @printf '  %-6s %s\n' '$(1)' '$(2)'
 endif
 
 # ---------------------------------------------------------------- sources
@@ -63,11 +63,15 @@ ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 .PHONY: all help run test docs clean
 .DEFAULT_GOAL := help
 
+# Further targets (grading, profiling, benchmarks) live in mk/*.mk; they are
+# read here so that the programs they add (EXTRA_BINS) are part of `all`.
+include $(sort $(wildcard mk/*.mk))
+
 help: ## list the targets
 	@echo "Matrix transpose tutorial.  Targets:"
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' \
 	  | awk -F'\t' '{printf "  make %-28s %s\n", $$1, $$2}'
-	@echo "  make stepNN                      build one step, e.g. make step05 -> build/step05"
+	@echo "  make stepNN                       build one step, e.g. make step05 -> build/step05"
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE)), V=1 for full commands."
 
 all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
@@ -136,8 +140,6 @@ $(BUILD)/tests/% $(BUILD)/tools/%:
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
 
-# Further targets (grading, profiling, benchmarks) live in mk/*.mk.
--include $(sort $(wildcard mk/*.mk))
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # For scripts: the programs `make all` builds.

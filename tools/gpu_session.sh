@@ -53,11 +53,18 @@ profile)
     csv=$RESULTS/$GPU-profile.csv
     rm -f "$csv"
     status=0
+    # The shapes the write-ups' PROFILE tables quote: every step at 4096 x 4096,
+    # the last two steps also at a large square and at odd shapes.
+    profile() { PROFILE_CSV=$csv make -s profile STEP="$1" ARGS="--rows ${2%x*} --cols ${2#*x}" || status=1; }
     for step in $(ls -d steps/[0-9][0-9]_* | sed -E 's|steps/([0-9]{2})_.*|\1|'); do
-        PROFILE_CSV=$csv PROFILE_GPU=$GPU make -s profile STEP="$step" ARGS="--rows 4096 --cols 4096" || status=1
+        profile "$step" 4096x4096
     done
+    for shape in 16384x16384 10007x7919; do profile 09 $shape; profile 10 $shape; done
+    # The copy kernel and cuBLAS beside step 10 at a large square: how close to the copy is DRAM?
+    PROFILE_CSV=$csv PROFILE_CUBLAS=1 make -s profile STEP=10 ARGS="--rows 16384 --cols 16384" || status=1
+    for shape in 10007x7920 10008x7919 10008x7920; do profile 09 $shape; done
     # cuBLAS's and the copy kernel's launch (threads, grid) and counters beside step 04's.
-    PROFILE_CSV=$csv PROFILE_GPU=$GPU PROFILE_CUBLAS=1 make -s profile STEP=04 ARGS="--rows 4096 --cols 4096" || status=1
+    PROFILE_CSV=$csv PROFILE_CUBLAS=1 make -s profile STEP=04 ARGS="--rows 4096 --cols 4096" || status=1
     make -s peers GPU="$GPU" || status=1
     pack
     exit "$status"

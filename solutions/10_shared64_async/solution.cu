@@ -1,0 +1,86 @@
+/**
+ * @file solution.cu
+ * @brief Reference solution to exercise 10: double buffering. Each block copies the next tile
+ *        in while it writes the current one out.
+ *
+ * Step 10 copies a tile into shared memory with asynchronous copies, waits,
+ * and writes it out: while a block waits for its tile it has nothing else
+ * to do, and only the other resident blocks keep the memory system busy.
+ * Here each block owns two tile buffers and walks many tiles:
+ *
+ *     start copying tile t into buffer 0
+ *     for each tile t of this block:
+ *         start copying tile t + gridDim.x into the other buffer
+ *         wait for tile t; write it out of its buffer
+ *
+ * so the copy of the next tile is in flight during the write of this one.
+ * The grid is one-dimensional and only as large as the GPU holds at once,
+ * so every block has several tiles to pipeline; tile t is
+ * (t / tiles_x, t % tiles_x). The copy and write-out are the given
+ * functions of exercises/10_shared64_async/tile_copy.cuh.
+ *
+ * Each thread commits exactly one batch of copies per iteration, even an
+ * empty one, so `__pipeline_wait_prior(1)` ("all but the newest batch have
+ * landed") always means "tile t has landed".
+ *
+ * Task: exercises/10_shared64_async/README.md. Grade: `make grade EX=10`.
+ */
+#include "../../exercises/10_shared64_async/tile_copy.cuh"
+
+/** Tile buffers per block: one being written out, one being filled. */
+#define STAGES 2
+
+static_assert(STAGES * TILE * (TILE + PAD) * sizeof(float) <= 48 * 1024,
+              "the buffers must fit in 48 KiB of static shared memory");
+
+/**
+ * @brief Transpose through two padded TILE x TILE shared buffers, copying
+ *        tile t + gridDim.x in while tile t is written out.
+ */
+static __global__ void transpose_double_buffered(const float *__restrict__ in, float *__restrict__ out,
+                                                 size_t rows, size_t cols)
+{
+    __shared__ float tile[STAGES][TILE][TILE + PAD];
+    const size_t tiles_x = ceil_div(cols, TILE);  // tiles along a row of `in`
+    const size_t tiles = ceil_div(rows, TILE) * tiles_x;
+
+    size_t t = blockIdx.x;  // this block's first tile
+    if (t < tiles)
+        load_tile_async(tile[0], in, rows, cols, t / tiles_x, t % tiles_x);
+    __pipeline_commit();
+
+    for (int buf = 0; t < tiles; t += gridDim.x, buf ^= 1) {
+        const size_t next = t + gridDim.x;
+        if (next < tiles)  // the same for the whole block
+            load_tile_async(tile[buf ^ 1], in, rows, cols, next / tiles_x, next % tiles_x);
+        __pipeline_commit();       // one batch per iteration, even if empty
+        __pipeline_wait_prior(1);  // all batches but tile `next`'s have landed: tile t is here
+        __syncthreads();           // ... for every thread's copies, not only this thread's
+
+        store_tile(tile[buf], out, rows, cols, t / tiles_x, t % tiles_x);
+        __syncthreads();  // everyone is done with tile[buf] before the next iteration refills it
+    }
+}
+
+/**
+ * @brief Launch transpose_double_buffered() on a one-dimensional grid of at
+ *        most as many blocks as the GPU holds at once (asked once, then reused).
+ */
+static size_t launch_double_buffered(const float *in, float *out, size_t rows, size_t cols,
+                                     cudaStream_t stream)
+{
+    static size_t max_blocks = 0;
+    const dim3 block(BLOCK_COLS, BLOCK_ROWS);
+    if (max_blocks == 0)
+        max_blocks = resident_blocks((const void *)transpose_double_buffered, (int)(block.x * block.y));
+    const size_t tiles = ceil_div(rows, TILE) * ceil_div(cols, TILE);
+    const dim3 grid = grid_for_tiles(tiles < max_blocks ? tiles : max_blocks, 1);
+    transpose_double_buffered<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+extern "C" const kernel_variant solution_10 = {
+    "double_buffered", "two 64x64 padded shared buffers per block: copy tile t+1 in while writing tile t",
+    launch_double_buffered,
+};

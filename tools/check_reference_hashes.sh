@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Check that docs/reference-timings.csv still describes the solutions as
+# they are: every solution's source must hash to the sha256 recorded when
+# the timings were taken (tools/reference_timings.sh), and every solution
+# must have a row. `make test` runs this.
+#
+# Exit codes: 0 all match (or the CSV has not been generated yet: a note
+# says so), 1 one line per stale or missing solution.
+set -u
+cd "$(dirname "$0")/.." || exit 3
+CSV=docs/reference-timings.csv
+REGEN="run \`make reference-timings\` on a GPU machine"
+# shellcheck source=tools/grade_lib.sh
+. tools/grade_lib.sh
+
+if [ ! -f "$CSV" ]; then
+    echo "note: $CSV not generated yet ($REGEN); nothing to check"
+    exit 0
+fi
+# Columns by name, so that the check survives new columns.
+src_col=$(head -n 1 "$CSV" | tr ',' '\n' | grep -nx source | cut -d: -f1)
+sum_col=$(head -n 1 "$CSV" | tr ',' '\n' | grep -nx sha256 | cut -d: -f1)
+if [ -z "$src_col" ] || [ -z "$sum_col" ]; then
+    echo "$CSV has no source and sha256 columns: $REGEN"
+    exit 1
+fi
+
+stale=0
+recorded=$(awk -F, -v s="$src_col" -v h="$sum_col" \
+    'NR > 1 && $s ~ /^solutions\// && !seen[$s]++ { print $s, $h }' "$CSV")
+while read -r file sum; do
+    [ -n "$file" ] || continue
+    if [ ! -f "$file" ]; then
+        echo "$file is in $CSV but no longer exists: $REGEN"
+        stale=1
+    elif [ "$(source_hash "$file")" != "$sum" ]; then
+        echo "$file changed since $CSV was generated: $REGEN"
+        stale=1
+    fi
+done <<<"$recorded"
+for file in solutions/[0-9][0-9]_*/solution.cu; do
+    [ -f "$file" ] || continue
+    if ! grep -q "^$file " <<<"$recorded"; then
+        echo "$file has no reference timing in $CSV: $REGEN"
+        stale=1
+    fi
+done
+exit "$stale"
