@@ -19,6 +19,10 @@ a pair of marker lines, and this script replaces whatever lies between them:
       one row per step (its default kernel), plus the baselines.
   <!-- BEGIN PEERS [shapes=...] [gpu=h200] -->
   <!-- END PEERS -->
+  <!-- BEGIN BAR step=10 [gpu=h200] -->
+  <!-- END BAR -->
+      (the performance bar of the last step: each criterion, the measured
+      value of the step's default kernel, and whether it is met)
       PyTorch and CuPy against the copy bound, from <gpu>-peers.csv.
 
 Marker lines must stand alone on their line; markers inside fenced code
@@ -31,6 +35,7 @@ Exit codes: 0 done (or up to date), 1 out of date (--check), 2 bad marker.
 import argparse
 import csv
 import glob
+import math
 import os
 import re
 import sys
@@ -38,7 +43,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = "docs/results"
 BASELINES = ("memcpy", "copy_kernel", "cublas")
-KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS")
+KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR")
 BEGIN = re.compile(r"^\s*<!-- BEGIN (%s)\b(.*?)-->\s*$" % "|".join(KINDS))
 END = re.compile(r"^\s*<!-- END (%s) -->\s*$" % "|".join(KINDS))
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -329,6 +334,44 @@ def render_ladder(results, params, where, doc_dir):
         ["step", "kernel", "median ms", "GB/s", "% of copy", "vs cuBLAS", "check"], body)
 
 
+# The performance bar: (shapes, column, at least) criteria on the default kernel.
+BAR_SQUARE_SHAPES = ["32768x32768", "16384x16384", "8192x8192", "4096x4096", "12800x1280", "1280x12800"]
+BAR_CRITERIA = [
+    (BAR_SQUARE_SHAPES, "pct_of_copy", 95.0, "% of copy >= 95"),
+    (BAR_SQUARE_SHAPES, "vs_cublas", 1.05, "vs cuBLAS >= 1.05x"),
+    (["10007x7919"], "vs_cublas", 1.0, "vs cuBLAS >= 1.00x"),
+    (["1x67108864", "67108864x1"], "pct_of_copy", 90.0, "% of copy >= 90"),
+]
+
+
+def render_bar(results, params, where):
+    """Each criterion of the bar against the step's default kernel, measured in one run per shape."""
+    step = split_list(params, "step", where)[0]
+    rows, runs, path, line = results.bench()
+    if rows is None:
+        return missing(results.gpu, path)
+    body, ratios = [], []
+    for shapes, column, least, label in BAR_CRITERIA:
+        for shape in shapes:
+            r, c = shape.split("x")
+            kernels = kernel_rows(runs.get((step, r, c), []))
+            if not kernels:
+                body.append([shape_label(r, c), label, "not measured", "-"])
+                continue
+            value = number(kernels[0][column])
+            if column == "vs_cublas" and shapes is BAR_SQUARE_SHAPES:
+                ratios.append(value)
+            shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
+            body.append([shape_label(r, c), label, shown, "met" if value >= least else "**missed**"])
+    if ratios and len(ratios) == len(BAR_SQUARE_SHAPES):
+        geomean = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
+        body.append(["geometric mean of the six", "vs cuBLAS >= 1.10x", "%.3fx" % geomean,
+                     "met" if geomean >= 1.10 else "**missed**"])
+    note = ("Step %s's default kernel (`%s`); every ratio is taken within one run of the step program."
+            % (step, kernels[0]["kernel"] if kernels else "?"))
+    return [line, "", note, ""] + table(["shape", "criterion", "measured", "status"], body)
+
+
 def render_profile(results, params, where):
     steps = split_list(params, "steps", where)
     shape = split_list(params, "shape", where)[0]
@@ -412,6 +455,7 @@ ALLOWED = {
     "PROFILE": {"steps", "shape", "metrics", "gpu"},
     "LADDER": {"shape", "gpu"},
     "PEERS": {"shapes", "gpu"},
+    "BAR": {"step", "gpu"},
 }
 
 
@@ -427,6 +471,8 @@ def render_block(kind, params, where, default_gpu, cache, doc_dir):
         return render_profile(results, params, where)
     if kind == "LADDER":
         return render_ladder(results, params, where, doc_dir)
+    if kind == "BAR":
+        return render_bar(results, params, where)
     return render_peers(results, params, where)
 
 
