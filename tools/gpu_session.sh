@@ -2,7 +2,8 @@
 # Everything that needs the GPU, in a few batches that each fit in one
 # sitting on a lent or shared GPU machine. Run from the repository root:
 #
-#   tools/gpu_session.sh test      build, then the full test suite -> docs/results/<gpu>-test.log
+#   tools/gpu_session.sh test      build, then the full test suite -> docs/results/<gpu>-test.log,
+#                                  and full reports of steps 01 and 02 -> docs/results/<gpu>-reports.txt
 #   tools/gpu_session.sh bench     the shape sweep               -> docs/results/<gpu>.csv, <gpu>-env.txt
 #   tools/gpu_session.sh profile   Nsight Compute on every step  -> docs/results/<gpu>-profile.csv
 #                                  and the PyTorch/CuPy peers    -> docs/results/<gpu>-peers.csv
@@ -22,8 +23,7 @@ mkdir -p "$RESULTS"
 
 pack() {
     [ -n "${OUT:-}" ] || return 0
-    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* 2>/dev/null
-    cp build/test-logs/*.log "$OUT/" 2>/dev/null | true
+    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* build/test-logs 2>/dev/null
 }
 
 build() {
@@ -38,6 +38,16 @@ test)
     { echo "# make test on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)";
       echo "# $(nvcc --version | tail -n 1), $(date -u +%Y-%m-%dT%H:%MZ), command: GPU_JOBS=4 make test"; } \
         | cat - "$RESULTS/$GPU-test.log" > "$RESULTS/$GPU-test.log.tmp" && mv "$RESULTS/$GPU-test.log.tmp" "$RESULTS/$GPU-test.log"
+    # The full human-readable report of the first two steps at a few shapes.
+    reports=$RESULTS/$GPU-reports.txt
+    : > "$reports"
+    for step in 01 02; do
+        for shape in 8192x8192 32768x32768 10007x7919; do
+            echo "\$ ./build/step$step --rows ${shape%x*} --cols ${shape#*x}" >> "$reports"
+            "./build/step$step" --rows "${shape%x*}" --cols "${shape#*x}" >> "$reports" 2>&1
+            echo >> "$reports"
+        done
+    done
     pack
     exit "$status"
     ;;

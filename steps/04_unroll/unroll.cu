@@ -26,8 +26,9 @@
  * instead of 32 x 32. Each thread does exactly the same work, yet a block
  * now reads only UNROLL = 4 floats of every 32-byte input sector it
  * touches; the other half of each sector belongs to another block, which
- * usually runs on another SM and fetches the sector again. The write-up
- * measures the extra L2 and DRAM bytes this costs. `unroll8` is the 2D
+ * usually runs on another SM and fetches the sector from L2 again. The
+ * write-up measures the extra L2 reads this costs (and whether DRAM sees
+ * them too). `unroll8` is the 2D
  * block with UNROLL = 8 (a 32 x 64 tile), for the thread-count comparison.
  *
  * ## What it assumes

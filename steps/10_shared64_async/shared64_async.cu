@@ -1,13 +1,14 @@
 /**
  * @file shared64_async.cu
  * @brief Step 10: step 09's 64x64 tile loaded with asynchronous copies
- *        (`cp.async`) and walked in raster bands.
+ *        (`cp.async`) and walked in column-major tile order.
  *
  * ## The idea
  * Step 09's `vec4` is within a few percent of the copy bound on aligned
  * shapes. Its profile shows no excess DRAM traffic: what is left is how
  * many bytes each multiprocessor keeps in flight, and in what order the
- * blocks touch DRAM. This step changes:
+ * blocks touch DRAM. On odd shapes it shows that misaligned *writes* of
+ * `out` cost far more than misaligned reads of `in`. This step changes:
  *
  * 1. **`cp.async`** (compute capability 8.0 and newer) copies the tile
  *    from global straight into shared memory. Nothing loaded passes through
@@ -15,30 +16,30 @@
  *    multiprocessor (the 2048-thread maximum) instead of 5, so 128 KB of
  *    tiles in flight instead of 80. `cp.async.commit_group` closes the
  *    thread's copies into a group, `cp.async.wait_group 0` waits for them.
- * 2. **Tile order.** Blocks start roughly in the order of their index.
- *    In row-major order the blocks running together read a few whole rows
- *    of tiles and write a short piece into *every* row of `out`. A
- *    one-dimensional grid numbers the tiles down a band of GROUP tile rows
- *    first (the threadblock swizzle of GEMM kernels), so the running blocks
- *    cover a patch about GROUP tiles high: longer runs in `out`, shorter
- *    ones in `in`. Column-major order takes that to the end: the running
- *    blocks write along the same rows of `out` and read scattered rows of
- *    `in`.
+ * 2. **Column-major tile order.** Blocks start roughly in the order of
+ *    their index. In row-major order the blocks resident together read a
+ *    few whole rows of tiles and write a short piece into *every* row of
+ *    `out`. With a one-dimensional grid and raster_tile(), consecutive
+ *    blocks walk down a column of tiles of `in` instead, that is along the
+ *    same rows of `out`: the writes become long sequential runs and the
+ *    reads are scattered, the better trade when writes are the expensive
+ *    side.
  * 3. **Odd shapes** take step 09's 4-byte kernel on the same tile, with
  *    4-byte `cp.async` copies and the same tile order.
+ * 4. **Vectors** (1 x N, N x 1) are copied: same bytes as the transpose.
  *
  * ## The variants
  * | variant     | loads    | tile order                    | isolates                 |
  * | ----------- | -------- | ----------------------------- | ------------------------ |
- * | async64_g8  | cp.async | bands of 8 tile rows          | the default              |
- * | async64     | cp.async | row-major                     | the raster order         |
- * | async64_col | cp.async | column-major                  | output-major order       |
- * | async64_g32 | cp.async | bands of 32 tile rows         | the band height          |
- * | sync_loads  | plain    | bands of 8 tile rows          | the asynchronous copy    |
+ * | col_async   | cp.async | column-major                  | the default              |
+ * | col_sync    | plain    | column-major                  | what `cp.async` adds     |
+ * | row_async   | cp.async | row-major                     | what the tile order adds |
+ * | band8_async | cp.async | bands of 8 tile rows          | the GEMM-style raster    |
  *
  * Each variant uses its loads and tile order in both kernels, the 16-byte
  * one and the 4-byte one. Compute capability 7.x has no `cp.async`: there
- * every variant compiles to plain loads.
+ * every variant compiles to plain loads. The write-up shows what each
+ * comparison measured on the H200.
  *
  * ## What it assumes
  * Nothing about the shape: any M, N >= 1 and 4-byte-aligned pointers. The
@@ -50,9 +51,9 @@
  *
  * ## Build and run
  *     make step10
- *     ./build/step10 --rows 8192 --cols 8192
- *     ./build/step10 --rows 8192 --cols 8192 --variant async64_col
- *     ./build/step10 --rows 8192 --cols 8192 --variant sync_loads
+ *     ./build/step10 --rows 16384 --cols 16384
+ *     ./build/step10 --rows 16384 --cols 16384 --variant row_async
+ *     ./build/step10 --rows 16384 --cols 16384 --variant col_sync
  *     ./build/step10 --rows 10007 --cols 7919          (odd shape: the 4-byte kernel)
  *     ./build/step10 --rows 8192 --cols 8192 --offset 1 (misaligned pointers: the 4-byte kernel)
  *     ./build/step10 --rows 1 --cols 67108864          (a vector: the copy kernel)
