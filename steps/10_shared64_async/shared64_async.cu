@@ -101,19 +101,29 @@ static_assert(TILE % BLOCK_COLS == 0 && TILE % BLOCK_ROWS == 0,
 static_assert(SMEM_BANKS == BLOCK_COLS, "the word swizzle assumes one warp spans the banks once");
 
 /**
+ * @brief Most 256-thread blocks one multiprocessor can hold: 2048 threads on
+ *        sm_80, sm_90 and sm_100, 1536 on sm_86, sm_87, sm_89 and sm_120,
+ *        1024 on Turing (sm_75).
+ */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define MAX_BLOCKS_PER_SM 8
+#elif __CUDA_ARCH__ >= 860
+#define MAX_BLOCKS_PER_SM 6
+#else
+#define MAX_BLOCKS_PER_SM 4
+#endif
+/** @brief The smaller of two numbers, usable in preprocessor-level constants. */
+#define MIN_OF(a, b) ((a) < (b) ? (a) : (b))
+
+/**
  * @brief Blocks per multiprocessor to leave registers for (`__launch_bounds__`).
  *
  * With `cp.async` nothing loaded passes through registers, so both
- * kernels fit 32 registers: 8 blocks of 256 threads (2048, the maximum) and
- * 8 x 16 KB of tiles per multiprocessor. Plain loads hold 16 floats per
- * thread: 5 blocks (48 registers), step 09's figure. Turing runs at most
- * 1024 threads per multiprocessor: 4.
+ * kernels fit 32 registers: as many blocks as the multiprocessor holds (on
+ * the H200, 8 blocks of 256 threads and 8 x 16 KB of tiles). Plain loads
+ * hold 16 floats per thread: 5 blocks (48 registers), step 09's figure.
  */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define MIN_BLOCKS_PER_SM(async) 4
-#else
-#define MIN_BLOCKS_PER_SM(async) ((async) ? 8 : 5)
-#endif
+#define MIN_BLOCKS_PER_SM(async) ((async) ? MAX_BLOCKS_PER_SM : MIN_OF(5, MAX_BLOCKS_PER_SM))
 
 /** 1 where the GPU has `cp.async` (compute capability 8.0 and newer), else 0. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
