@@ -8,9 +8,9 @@
 panels = words(shapes)
 height = 440 * panels + 40
 if (fmt eq "svg") {
-    set terminal svg size 1100, height dynamic noenhanced font "DejaVu Sans,13" background "#ffffff"
+    set terminal svg size 1280, height dynamic noenhanced font "DejaVu Sans,13" background "#ffffff"
 } else {
-    set terminal pngcairo noenhanced size 1100, height font "DejaVu Sans,11" background "#ffffff"
+    set terminal pngcairo noenhanced size 1280, height font "DejaVu Sans,11" background "#ffffff"
 }
 set output out
 

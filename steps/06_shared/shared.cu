@@ -54,6 +54,7 @@
  * 4 bytes wide, so any 4-byte-aligned pointer works.
  *
  * ## Build and run
+ *
  *     make step06
  *     ./build/step06 --rows 8192 --cols 8192
  *     ./build/step06 --rows 4096 --cols 4096 --variant shared_8x8

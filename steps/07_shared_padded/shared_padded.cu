@@ -43,6 +43,7 @@
  * 4 bytes wide, so any 4-byte-aligned pointer works.
  *
  * ## Build and run
+ *
  *     make step07
  *     ./build/step07 --rows 8192 --cols 8192
  *     ./build/step07 --rows 4096 --cols 4096 --variant shared_padded_16x16

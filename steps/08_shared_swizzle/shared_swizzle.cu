@@ -50,6 +50,7 @@
  * 4 bytes wide, so any 4-byte-aligned pointer works.
  *
  * ## Build and run
+ *
  *     make step08
  *     ./build/step08 --rows 8192 --cols 8192
  *     ./build/step08 --rows 4096 --cols 4096 --variant shared_swizzle_16x16

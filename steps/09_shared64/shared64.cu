@@ -71,6 +71,7 @@
  * are `size_t`.
  *
  * ## Build and run
+ *
  *     make step09
  *     ./build/step09 --rows 8192 --cols 8192
  *     ./build/step09 --rows 8192 --cols 8192 --variant scalar

@@ -50,6 +50,7 @@
  * blocks walk tiles with grid-stride loops; indices are `size_t`.
  *
  * ## Build and run
+ *
  *     make step10
  *     ./build/step10 --rows 16384 --cols 16384
  *     ./build/step10 --rows 16384 --cols 16384 --variant row_async
