@@ -175,8 +175,15 @@ done
 if [ "$have_gpu" -eq 1 ]; then
     expect_exit 3 "a matrix larger than GPU memory is refused with one line" -- \
         "${BUILD}/step01" --check-only --rows 1000000 --cols 1000000
+    # A shape whose input, result and CPU reference (3 x 4 x N^2 bytes) need more than
+    # the host's available memory: refused with one line by whichever check fails first.
+    avail_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+    side=$(awk -v kib="$avail_kib" 'BEGIN { printf "%d", sqrt(kib * 1024 / 12) + 1024 }')
+    expect_exit 3 "a matrix larger than host memory is refused with one line (${side}x${side})" -- \
+        "${BUILD}/step01" --check-only --rows "$side" --cols "$side"
 else
     skip "a matrix larger than GPU memory is refused (no GPU)"
+    skip "a matrix larger than host memory is refused (no GPU)"
 fi
 
 # ------------------------------------------------------------------ exercises

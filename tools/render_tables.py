@@ -51,6 +51,12 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 # Short column labels for the Nsight Compute metrics the write-ups use.
 # A metric not listed here is shown by its full name.
 METRIC_LABELS = {
+    "global_ld_sectors_per_request": "load sectors / request",
+    "global_st_sectors_per_request": "store sectors / request",
+    "shared_ld_wavefronts_per_request": "shared load wavefronts / instruction",
+    "shared_st_wavefronts_per_request": "shared store wavefronts / instruction",
+    "smsp__sass_inst_executed_op_shared_ld.sum": "shared load instructions",
+    "smsp__sass_inst_executed_op_shared_st.sum": "shared store instructions",
     "gpu__time_duration.sum": "duration",
     "dram__bytes_read.sum": "DRAM read",
     "dram__bytes_write.sum": "DRAM write",
