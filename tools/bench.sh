@@ -59,12 +59,9 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
 [ -n "$gpu_name" ] || die "nvidia-smi sees no GPU"
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
 
-# "NVIDIA H200" -> h200, "NVIDIA GeForce RTX 3080" -> rtx-3080
-slug() {
-    echo "$1" | sed -e 's/^NVIDIA //' -e 's/^GeForce //' | tr 'A-Z' 'a-z' \
-        | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//'
-}
-GPU=${GPU:-$(slug "$gpu_name")}
+# shellcheck source=tools/cuda_env.sh
+. tools/cuda_env.sh
+GPU=${GPU:-$(gpu_slug "$gpu_name")}
 
 for s in $SHAPES; do
     [[ $s =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "bad shape '$s' in SHAPES: write ROWSxCOLS, e.g. 4096x4096" 2

@@ -14,8 +14,9 @@
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/cuda/bin
-GPU=${GPU:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 \
-      | sed -e 's/^NVIDIA //' -e 's/ .*//' | tr 'A-Z' 'a-z')}
+# shellcheck source=tools/cuda_env.sh
+. tools/cuda_env.sh
+GPU=${GPU:-$(gpu_slug "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)")}
 [ -n "$GPU" ] || { echo "error: no GPU visible (nvidia-smi found none)" >&2; exit 3; }
 RESULTS=docs/results
 JOBS=$(nproc)

@@ -38,7 +38,7 @@ FALLBACK_L2 = 64 << 20    # bytes, when the library cannot tell
 
 
 def slug(name):
-    """"NVIDIA H200" -> "h200", as tools/bench.sh names its files."""
+    """"NVIDIA H200" -> "h200", as gpu_slug() in tools/cuda_env.sh names result files."""
     name = re.sub(r"^NVIDIA ", "", name)
     name = re.sub(r"^GeForce ", "", name)
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")

@@ -55,26 +55,13 @@ set -u -o pipefail
 
 die() { echo "error: $1" >&2; exit "${2:-3}"; }
 
-find_ncu() {
-    if [ -n "${NCU:-}" ]; then
-        command -v "$NCU" 2>/dev/null && return 0
-        return 1
-    fi
-    command -v ncu 2>/dev/null && return 0
-    local c
-    for c in "${CUDA_HOME:-/nonexistent}/bin/ncu" /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
-        [ -x "$c" ] && { echo "$c"; return 0; }
-    done
-    return 1
-}
+# shellcheck source=tools/cuda_env.sh
+. "$(dirname "$0")/cuda_env.sh"
 
 # One line and exit 3 when this machine cannot profile at all.
 check_env() {
-    command -v nvidia-smi >/dev/null 2>&1 \
-        || die "no NVIDIA GPU here (nvidia-smi not found): make profile needs a GPU and Nsight Compute"
-    nvidia-smi -L 2>/dev/null | grep -q '^GPU ' \
-        || die "nvidia-smi sees no GPU: make profile needs a GPU and Nsight Compute"
-    NCU_BIN=$(find_ncu) \
+    require_nvidia_gpu "make profile needs a GPU and Nsight Compute"
+    NCU_BIN=$(find_cuda_tool ncu "${NCU:-}" /opt/nvidia/nsight-compute/*/ncu) \
         || die "Nsight Compute (ncu) not found: install it with the CUDA toolkit, put it on PATH or set NCU=/path/to/ncu"
     command -v python3 >/dev/null 2>&1 \
         || die "python3 not found: tools/profile.sh formats ncu's output with it"

@@ -32,27 +32,14 @@ set -u -o pipefail
 
 die() { echo "error: $1" >&2; exit "${2:-3}"; }
 
-find_sanitizer() {
-    if [ -n "${COMPUTE_SANITIZER:-}" ]; then
-        command -v "$COMPUTE_SANITIZER" 2>/dev/null && return 0
-        return 1
-    fi
-    command -v compute-sanitizer 2>/dev/null && return 0
-    local c
-    for c in "${CUDA_HOME:-/nonexistent}/bin/compute-sanitizer" /usr/local/cuda/bin/compute-sanitizer \
-             /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
-        [ -x "$c" ] && { echo "$c"; return 0; }
-    done
-    return 1
-}
+# shellcheck source=tools/cuda_env.sh
+. "$(dirname "$0")/cuda_env.sh"
 
 # One line and exit 3 when this machine cannot run the sanitizers at all.
 check_env() {
-    command -v nvidia-smi >/dev/null 2>&1 \
-        || die "no NVIDIA GPU here (nvidia-smi not found): make sanitize needs a GPU and compute-sanitizer"
-    nvidia-smi -L 2>/dev/null | grep -q '^GPU ' \
-        || die "nvidia-smi sees no GPU: make sanitize needs a GPU and compute-sanitizer"
-    SANITIZER=$(find_sanitizer) \
+    require_nvidia_gpu "make sanitize needs a GPU and compute-sanitizer"
+    SANITIZER=$(find_cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}" \
+                /usr/local/cuda/compute-sanitizer/compute-sanitizer) \
         || die "compute-sanitizer not found: install it with the CUDA toolkit, put it on PATH or set COMPUTE_SANITIZER=/path/to/it"
 }
 
