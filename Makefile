@@ -56,6 +56,12 @@ STEP_NUMS   := $(foreach d,$(STEP_DIRS),$(shell echo $(notdir $(d)) | cut -c1-2)
 STEP_BINS   := $(addprefix $(BUILD)/step,$(STEP_NUMS))
 # steps/NN_name/x.cu for step NN (each step directory holds exactly one .cu)
 step_src     = $(wildcard steps/$(1)_*/*.cu)
+# A step's number and name come from its directory, never from its file:
+# steps/07_shared_padded/x.cu is compiled with -DSTEP_NUMBER=07 -DSTEP_NAME="shared_padded".
+step_dir_of    = $(notdir $(patsubst %/,%,$(dir $(1))))
+step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
+step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
+                 -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
 TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/planted_wrong $(BUILD)/tools/gpu_probe
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
@@ -115,13 +121,13 @@ $(BUILD)/obj/%.c.o: %.c $(BUILD)/flags.txt
 $(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)
-	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call step_defines,$<) -c $< -o $@
 
 # The same source without its main(), for programs that link several steps.
 $(BUILD)/obj/%.cu.nomain.o: %.cu $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(call say,NVCC,$< [no main])
-	$(Q)$(NVCC) $(NVCCFLAGS) -DTRANSPOSE_NO_MAIN -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call step_defines,$<) -DTRANSPOSE_NO_MAIN -c $< -o $@
 
 $(COMMON_LIB): $(COMMON_OBJS)
 	$(call say,AR,$@)

@@ -3,19 +3,20 @@
  * @brief The contract between a step and the shared test bench.
  *
  * A step file holds only its own idea: one or more kernels and a launcher
- * for each. It describes them in a ::step_desc and hands that to
- * run_step(), which does everything the steps share: the command line,
- * random input, the CPU reference, poisoning the output, bit-exact
- * verification, timing, the copy-bound and cuBLAS baselines, and the report.
+ * for each. It lists them in a table of ::kernel_variant and ends with
+ * STEP_DEFINE(), which hands them to run_step(). run_step() does everything
+ * the steps share: the command line, random input, the CPU reference,
+ * poisoning the output, bit-exact verification, timing, the copy-bound and
+ * cuBLAS baselines, and the report.
  *
- * A step file therefore ends like this:
- * @code
- * static const kernel_variant variants[] = {
- *     {"naive", "one thread per element, 32x8 blocks", launch_naive},
- * };
- * static const step_desc step01 = {"01", "naive", "Naive transpose", variants, 1};
- * STEP_MAIN(step01)
- * @endcode
+ * The step's number and name are not typed in the file: the Makefile reads
+ * them off the directory (`steps/07_shared_padded/` gives `-DSTEP_NUMBER=07
+ * -DSTEP_NAME="shared_padded"`), and STEP_DEFINE() refuses to compile
+ * without them.
+ *
+ * The smallest complete step is docs/examples/minimal_step.cu; the test
+ * suite builds it as a step and grades it, so this example stays true:
+ * @include minimal_step.cu
  */
 #ifndef TRANSPOSE_HARNESS_H
 #define TRANSPOSE_HARNESS_H
@@ -44,26 +45,43 @@ typedef size_t (*transpose_launcher)(const float *in, float *out,
                                      size_t rows, size_t cols,
                                      cudaStream_t stream);
 
+/**
+ * @brief One-time preparation before the first launch, outside every timed
+ *        region (for example cudaFuncSetAttribute()). May be NULL.
+ */
+typedef void (*step_setup_hook)(void);
+
+/** @brief Any GPU the build supports can run the variant (::kernel_variant::min_cc). */
+#define ANY_GPU 0
+
 /** @brief One kernel of a step, selectable with `--variant NAME`. */
 typedef struct kernel_variant {
     const char *name;            /**< short name: the CSV's `kernel` column */
-    const char *summary;         /**< one line for `--help` */
+    const char *summary;         /**< one line for `--help` and `--list-variants` */
     transpose_launcher launch;   /**< the launcher */
+    int min_cc;                  /**< lowest compute capability, as 10 * major + minor
+                                      (90 for Hopper), or ::ANY_GPU; on an older GPU the
+                                      variant is reported as SKIP with the reason */
 } kernel_variant;
+
+/** @brief Number of entries of a variant table (a true array, not a pointer). */
+#define VARIANT_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 /** @brief What a step tells the harness about itself. */
 typedef struct step_desc {
     const char *number;                /**< two digits, e.g. "05": the CSV's `step` column */
     const char *name;                  /**< directory name without the number, e.g. "float4" */
-    const char *title;                 /**< one line for the report header and `--help` */
+    const char *title;                 /**< one line for the report header, `--help` and the
+                                            README's step table */
     const kernel_variant *variants;    /**< the step's kernels; the first is the default */
     int variant_count;                 /**< number of entries in @p variants */
+    step_setup_hook setup;             /**< called once before the first launch; may be NULL */
 } step_desc;
 
 /**
  * @brief Run a whole step program: parse the command line, check every
- *        selected kernel bit for bit and, unless `--check-only`, time it
- *        against the baselines and print the report.
+ *        selected kernel bit for bit on every requested shape and, unless
+ *        `--check-only`, time it against the baselines and print the report.
  * @return an ::exit_code, meant to be returned from main().
  */
 int run_step(int argc, char **argv, const step_desc *step);
@@ -72,8 +90,38 @@ int run_step(int argc, char **argv, const step_desc *step);
 }
 #endif
 
+/** @brief Turn the expansion of @p x into a string literal. */
+#define HARNESS_STR(x) HARNESS_STR_(x)
+/** @brief Helper of HARNESS_STR(): stringizes without expanding. */
+#define HARNESS_STR_(x) #x
+/** @brief Paste two tokens after expanding them: HARNESS_CAT(step, 05) is step05. */
+#define HARNESS_CAT(a, b) HARNESS_CAT_(a, b)
+/** @brief Helper of HARNESS_CAT(): pastes without expanding. */
+#define HARNESS_CAT_(a, b) a##b
+
 /**
- * @brief Define main() for a step program.
+ * @brief Define the step: its ::step_desc, named `stepNN` so that the
+ *        exercise grader can link it, and main().
+ *
+ * @param title    one line: what this step does (the README's step table shows it)
+ * @param variants the step's ::kernel_variant table; the first is the default
+ * @param setup    a ::step_setup_hook, or NULL
+ *
+ * The number and name come from the directory through the Makefile.
+ */
+#if !defined(STEP_NUMBER) || !defined(STEP_NAME)
+#define STEP_DEFINE(title, variants, setup)                                                      \
+    static_assert(false, "build steps with make: it sets STEP_NUMBER and STEP_NAME from the " \
+                         "step's directory")
+#else
+#define STEP_DEFINE(title, variants, setup)                                                     \
+    extern "C" const step_desc HARNESS_CAT(step, STEP_NUMBER) = {                              \
+        HARNESS_STR(STEP_NUMBER), STEP_NAME, title, variants, VARIANT_COUNT(variants), setup}; \
+    STEP_MAIN(HARNESS_CAT(step, STEP_NUMBER))
+#endif
+
+/**
+ * @brief Define main() for a program that runs @p desc.
  *
  * When several steps' kernels are linked into one program (the exercise
  * grader does this), each file is compiled with `-DTRANSPOSE_NO_MAIN`, which
