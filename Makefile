@@ -51,8 +51,10 @@ COMMON_SRCS := $(wildcard common/*.c common/*.cu)
 COMMON_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(COMMON_SRCS))
 COMMON_LIB  := $(BUILD)/libcommon.a
 
-STEP_DIRS   := $(sort $(wildcard steps/[0-9][0-9]_*))
-STEP_NUMS   := $(foreach d,$(STEP_DIRS),$(shell echo $(notdir $(d)) | cut -c1-2))
+# Steps are found, not listed: every directory steps/NN_name/ is step NN, so
+# adding a step means adding its directory and nothing else.
+STEP_DIRS   := $(sort $(patsubst %/,%,$(wildcard steps/[0-9][0-9]_*/)))
+STEP_NUMS   := $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(notdir $(d)))))
 STEP_BINS   := $(addprefix $(BUILD)/step,$(STEP_NUMS))
 # steps/NN_name/x.cu for step NN (each step directory holds exactly one .cu)
 step_src     = $(wildcard steps/$(1)_*/*.cu)
@@ -63,10 +65,17 @@ step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
 step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
                  -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
+# $(call need_step,TARGET): shell commands that stop with one line on stderr
+# and exit 2 unless STEP is one step number that exists; the message lists
+# the steps found.
+step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP)),,1)),$(filter $(STEP),$(STEP_NUMS)))
+need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
+              test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
+
 TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/planted_wrong $(BUILD)/tools/gpu_probe
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
-.PHONY: all help run test docs clean
+.PHONY: all help run diff test docs diagrams clean
 .DEFAULT_GOAL := help
 
 # Further targets (grading, profiling, benchmarks) live in mk/*.mk; they are
@@ -77,7 +86,12 @@ help: ## list the targets
 	@echo "Matrix transpose tutorial.  Targets:"
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' \
 	  | awk -F'\t' '{printf "  make %-28s %s\n", $$1, $$2}'
-	@echo "  make stepNN                       build one step, e.g. make step05 -> build/step05"
+	@echo "Steps found under steps/ (make stepNN builds build/stepNN):"
+	@for dir in $(STEP_DIRS); do \
+	    base=$${dir#steps/}; \
+	    title=$$(sed -n 's/^STEP_DEFINE("\(.*\)",.*/\1/p' "$$dir"/*.cu 2>/dev/null | head -n 1); \
+	    printf '  make %-28s %s\n' "step$${base%%_*}" "$$base$${title:+: $$title}"; \
+	done
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE)), V=1 for full commands."
 
 all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
@@ -87,13 +101,23 @@ $(foreach n,$(STEP_NUMS),$(eval step$(n): $(BUILD)/step$(n)))
 $(foreach n,$(STEP_NUMS),$(eval .PHONY: step$(n)))
 $(foreach n,$(STEP_NUMS),$(eval $(BUILD)/step$(n): $(BUILD)/obj/$(call step_src,$(n)).o $(COMMON_LIB)))
 
-run: ## build and run one step: make run STEP=01 [ARGS="--rows 4096 --cols 4096"]
-	@test -n "$(STEP)" || { echo "error: say which step, e.g. make run STEP=01" >&2; exit 2; }
-	@test -n "$(call step_src,$(STEP))" || { echo "error: no step '$(STEP)': use a two-digit number from 01 to 10" >&2; exit 2; }
+run: ## build and run one step: make run STEP=01 [ARGS="--shapes 4096x4096,1000x1000"]
+	@$(call need_step,run)
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
 	./$(BUILD)/step$(STEP) $(ARGS)
 
-test: ## build everything and run the whole test suite (GPU tests skip without a GPU)
+# The word diff shows a step's change as the student reads it: a few words
+# inside otherwise equal lines.  Colors on a terminal, [-old-]{+new+} markers
+# otherwise; WORD_DIFF=plain or WORD_DIFF=color forces one.
+diff: ## what a step changed, word by word, against the step before it: make diff STEP=07
+	@$(call need_step,diff)
+	@test "$(STEP)" != "$(firstword $(STEP_NUMS))" || { echo "error: step $(STEP) is the first step: there is no step before it to compare with" >&2; exit 2; }
+	@previous=; for n in $(STEP_NUMS); do [ "$$n" = "$(STEP)" ] && break; previous=$$n; done; \
+	mode=$(WORD_DIFF); [ -n "$$mode" ] || { [ -t 1 ] && mode=color || mode=plain; }; \
+	git diff --no-index --word-diff=$$mode -- steps/$${previous}_*/*.cu $(call step_src,$(STEP)); \
+	status=$$?; [ $$status -le 1 ] || exit 3
+
+test: ## build everything and run the test suite (GPU tests skip without a GPU; TEST_SECTIONS="build nogpu" runs some)
 	@bash tests/run_all.sh
 
 docs: ## build the Doxygen site under build/docs (warnings are errors)
@@ -101,6 +125,17 @@ docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@mkdir -p $(BUILD)/docs
 	$(call say,DOXY,build/docs/html/index.html)
 	$(Q)doxygen docs/Doxyfile > $(BUILD)/docs/doxygen.log
+
+# Diagrams: docs/img/NAME.dot (Graphviz) -> docs/img/NAME.svg, which is
+# committed so that GitHub and the Doxygen site show it without Graphviz.
+DIAGRAMS := $(patsubst %.dot,%.svg,$(wildcard docs/img/*.dot))
+
+diagrams: $(DIAGRAMS) ## render docs/img/*.dot to the committed docs/img/*.svg (needs Graphviz)
+
+docs/img/%.svg: docs/img/%.dot
+	@command -v dot >/dev/null || { echo "error: dot not found: install Graphviz (apt-get install graphviz)" >&2; exit 3; }
+	$(call say,DOT,$@)
+	$(Q)dot -Tsvg $< -o $@
 
 clean: ## remove build/
 	rm -rf $(BUILD)

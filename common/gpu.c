@@ -22,10 +22,12 @@ static void explain_no_gpu(cudaError_t err)
         die(EXIT_ENVIRONMENT, "no CUDA GPU is visible (cudaErrorNoDevice): run on a machine with "
                               "an NVIDIA GPU, and check CUDA_VISIBLE_DEVICES");
     if (err == cudaErrorInsufficientDriver)
-        die(EXIT_ENVIRONMENT, "no usable NVIDIA driver (cudaErrorInsufficientDriver): run on a GPU "
-                              "machine whose driver supports CUDA %d.%d or newer",
+        die(EXIT_ENVIRONMENT,
+            "no usable NVIDIA driver (cudaErrorInsufficientDriver): "
+            "run on a GPU machine whose driver supports CUDA %d.%d or newer",
             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    die(EXIT_ENVIRONMENT, "cannot use the GPU: %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
+    die(EXIT_ENVIRONMENT, "cannot use the GPU: %s (%s)", cudaGetErrorName(err),
+        cudaGetErrorString(err));
 }
 
 void gpu_open(gpu_info *info)
@@ -47,6 +49,7 @@ void gpu_open(gpu_info *info)
     info->memory_bytes = prop.totalGlobalMem;
     info->cc_major = prop.major;
     info->cc_minor = prop.minor;
+    info->cc = 10 * prop.major + prop.minor;
     CUDA_CHECK(cudaRuntimeGetVersion(&info->runtime_version));
     CUDA_CHECK(cudaDriverGetVersion(&info->driver_version));
 }
@@ -59,14 +62,24 @@ void gpu_csv_name(const gpu_info *info, char *out, size_t out_len)
             *c = ' ';
 }
 
-void require_device_memory(size_t bytes)
+int gpu_too_old(const gpu_info *info, int min_cc, char *reason, size_t reason_len)
+{
+    if (info->cc >= min_cc)
+        return 0;
+    snprintf(reason, reason_len, "needs compute capability %d.%d, this GPU is %d.%d", min_cc / 10,
+             min_cc % 10, info->cc_major, info->cc_minor);
+    return 1;
+}
+
+void require_device_memory(size_t bytes, const char *what)
 {
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (bytes > free_bytes)
-        die(EXIT_ENVIRONMENT, "this shape needs %.2f GiB of GPU memory but only %.2f GiB of %.2f GiB "
-                              "is free: choose a smaller --rows/--cols",
-            gib(bytes), gib(free_bytes), gib(total_bytes));
+        die(EXIT_ENVIRONMENT,
+            "%s needs %.2f GiB of GPU memory but only %.2f GiB of %.2f GiB is free: "
+            "choose a smaller shape",
+            what, gib(bytes), gib(free_bytes), gib(total_bytes));
 }
 
 size_t host_available_bytes(void)
@@ -87,17 +100,17 @@ size_t host_available_bytes(void)
     return pages > 0 && page_size > 0 ? (size_t)pages * (size_t)page_size : 0;
 }
 
-void require_host_memory(size_t bytes)
+void require_host_memory(size_t bytes, const char *what)
 {
     const size_t available = host_available_bytes();
     if (available != 0 && bytes > available)
-        die(EXIT_ENVIRONMENT, "this shape needs %.2f GiB of host memory for the input, the result "
-                              "and the CPU reference, but only %.2f GiB is available: choose a "
-                              "smaller --rows/--cols",
-            gib(bytes), gib(available));
+        die(EXIT_ENVIRONMENT,
+            "%s needs %.2f GiB of host memory for the input, the result and the CPU "
+            "reference, but only %.2f GiB is available: choose a smaller shape",
+            what, gib(bytes), gib(available));
 }
 
-void print_gpu_header(FILE *out, const gpu_info *info, size_t rows, size_t cols)
+void print_gpu_header(FILE *out, const gpu_info *info)
 {
     fprintf(out, "GPU      %s: %d SMs, %.0f MiB L2, %.1f GiB, compute capability %d.%d\n",
             info->name, info->sm_count, (double)info->l2_bytes / (1024.0 * 1024.0),
@@ -105,6 +118,4 @@ void print_gpu_header(FILE *out, const gpu_info *info, size_t rows, size_t cols)
     fprintf(out, "CUDA     runtime %d.%d, driver supports %d.%d\n", info->runtime_version / 1000,
             info->runtime_version % 1000 / 10, info->driver_version / 1000,
             info->driver_version % 1000 / 10);
-    fprintf(out, "Shape    %zu x %zu floats in, %zu x %zu out (%.1f MiB each way)\n", rows, cols,
-            cols, rows, (double)rows * (double)cols * sizeof(float) / (1024.0 * 1024.0));
 }

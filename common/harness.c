@@ -3,17 +3,23 @@
  * @brief run_step(): the test bench every step program runs on.
  *
  * The order of work is the point of this file:
- * 1. parse and validate the command line (no GPU work yet);
- * 2. find the GPU and check that the shape fits in device and host memory;
- * 3. make a random input and its CPU reference transpose;
- * 4. for every contender (memcpy, copy kernel, cuBLAS, the step's kernels):
- *    poison the output, run once, compare bit for bit; then, unless
- *    `--check-only`, warm up and time it, poisoning the output and flushing
- *    L2 before every timed run, and compare the last timed result again;
- * 5. print the report and return the exit code.
+ * 1. parse and validate the command line, and answer `--help` and
+ *    `--list-variants`, all before any GPU work;
+ * 2. find the GPU; open the stream and, unless `--check-only`, cuBLAS, the
+ *    L2 flusher, the hold and the events; call the step's setup hook once;
+ * 3. for every shape of the command line:
+ *    - check that it fits in device and host memory, allocate its buffers,
+ *      make a random input and its CPU reference;
+ *    - for every row (memcpy, copy kernel, cuBLAS, the step's variants):
+ *      poison the output, run once, compare bit for bit;
+ *    - unless `--check-only`, time every row (time_row()) and compare the
+ *      last timed output again;
+ *    - print the shape's lines, table or CSV rows, and free its buffers;
+ * 4. return the exit code: 1 if any row gave a wrong result.
  */
 #include "harness.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,118 +30,140 @@
 #include "report.h"
 #include "timing.h"
 
-/** How many mismatching elements to print per kernel. */
+/** How many mismatching elements to print per row. */
 #define MAX_REPORTED_MISMATCHES 8
 /** Device memory kept free for cuBLAS's workspace and the CUDA context's needs. */
 #define DEVICE_SLACK_BYTES ((size_t)256 << 20)
+/** Extra bytes per device buffer: room to shift it by the shape's offset. */
+#define BUFFER_PAD_BYTES 256
+/** Baseline rows in front of the variants: memcpy, copy kernel, cuBLAS. */
+#define BASELINE_ROWS 3
 
-/** @brief Everything one run works on: the same buffers for every contender. */
+/** @brief What lives as long as the program: the GPU, the stream and the timing tools. */
 typedef struct bench {
     options opt;           /**< the parsed command line */
+    const step_desc *step; /**< the program's variants */
+    int first_variant;     /**< the first variant to run (all, or the one of --variant) */
+    int last_variant;      /**< the last one */
     gpu_info gpu;          /**< the GPU it runs on */
-    size_t count;          /**< rows * cols */
-    size_t bytes;          /**< count * sizeof(float) */
-    float *host_in;        /**< the random input */
-    float *host_expected;  /**< its CPU transpose */
-    float *host_got;       /**< what came back from the GPU */
-    float *dev_in;         /**< input, opt.offset floats past a 256-byte boundary */
-    float *dev_out;        /**< output, likewise */
-    void *dev_in_base;     /**< what cudaMalloc returned for the input, for cudaFree */
-    void *dev_out_base;    /**< likewise for the output */
     cudaStream_t stream;   /**< every launch and copy goes on this stream */
     cublasHandle_t cublas; /**< NULL with --check-only */
-    l2_flusher flusher;    /**< flushes L2 before each timed run */
+    l2_flusher flusher;    /**< empties L2 before each timed run; unused with --check-only */
+    stream_hold hold;      /**< holds each batch of timed runs until it is queued */
+    cudaEvent_t start[HOLD_BATCH_MAX]; /**< recorded before each timed run of a batch */
+    cudaEvent_t stop[HOLD_BATCH_MAX];  /**< recorded after it */
 } bench;
 
-/** @brief Launch one contender on the bench's buffers; returns threads launched (0 if unknown). */
-static size_t launch_contender(const contender *c, bench *b)
+/** @brief The buffers of one shape, the same for every row. */
+typedef struct matrices {
+    shape shape;               /**< what they hold */
+    char text[SHAPE_TEXT_MAX]; /**< the shape as the command line writes it, e.g. "33x4097+1" */
+    size_t count;              /**< rows * cols */
+    size_t bytes;              /**< count * sizeof(float) */
+    float *host_in;            /**< the random input */
+    float *host_expected;      /**< its CPU transpose */
+    float *host_got;           /**< what came back from the GPU */
+    float *dev_in;             /**< input, shape.offset floats past a 256-byte boundary */
+    float *dev_out;            /**< output, likewise */
+    void *dev_in_base;         /**< what cudaMalloc returned for the input, for cudaFree */
+    void *dev_out_base;        /**< likewise for the output */
+} matrices;
+
+/* ------------------------------------------------------------ running a row */
+
+/**
+ * @brief Exit with one line naming the row if @p err is an error: better
+ *        than CUDA_CHECK's file and line when a student's kernel fails.
+ */
+static void check_row_error(cudaError_t err, const char *what, const report_row *row)
 {
-    switch (c->kind) {
-    case CONTENDER_MEMCPY:
-        CUDA_CHECK(cudaMemcpyAsync(b->dev_out, b->dev_in, b->bytes, cudaMemcpyDeviceToDevice, b->stream));
-        return 0;
-    case CONTENDER_COPY_KERNEL:
-        return copy_kernel_launch(b->dev_in, b->dev_out, b->count, b->stream);
-    case CONTENDER_CUBLAS:
-        cublas_transpose(b->cublas, b->dev_in, b->dev_out, b->opt.rows, b->opt.cols);
-        return 0;
-    case CONTENDER_STEP:
-        return c->launch(b->dev_in, b->dev_out, b->opt.rows, b->opt.cols, b->stream);
+    if (err == cudaSuccess)
+        return;
+    char call[128];
+    snprintf(call, sizeof call, "%s %s", what, row->label);
+    cuda_fail(err, call, __FILE__, __LINE__);
+}
+
+/** @brief Launch one row on the shape's buffers; returns the threads launched (0 if unknown). */
+static size_t launch_row(const bench *b, const matrices *m, const report_row *row)
+{
+    size_t threads = 0;
+    switch (row->kind) {
+    case ROW_MEMCPY:
+        CUDA_CHECK(
+            cudaMemcpyAsync(m->dev_out, m->dev_in, m->bytes, cudaMemcpyDeviceToDevice, b->stream));
+        break;
+    case ROW_COPY_KERNEL:
+        threads = copy_kernel_launch(m->dev_in, m->dev_out, m->count, b->stream);
+        break;
+    case ROW_CUBLAS:
+        cublas_transpose(b->cublas, m->dev_in, m->dev_out, m->shape.rows, m->shape.cols);
+        break;
+    case ROW_VARIANT:
+        threads = row->launch(m->dev_in, m->dev_out, m->shape.rows, m->shape.cols, b->stream);
+        break;
     }
-    return 0;
+    check_row_error(cudaGetLastError(), "launching", row);
+    return threads;
 }
 
-/** @brief The launch wrapper that timing.c calls. */
-static void launch_for_timing(void *context, const contender *c)
+/** @brief Wait for the row, bring its output back and compare it; adds to row->mismatches. */
+static void verify_output(const bench *b, const matrices *m, report_row *row)
 {
-    bench *b = (bench *)context;
-    launch_contender(c, b);
-    CUDA_CHECK(cudaGetLastError());
+    check_row_error(cudaStreamSynchronize(b->stream), "running", row);
+    CUDA_CHECK(cudaMemcpy(m->host_got, m->dev_out, m->bytes, cudaMemcpyDeviceToHost));
+    /* A copy must reproduce the input; a transpose, the reference. */
+    const int is_copy = row->kind == ROW_MEMCPY || row->kind == ROW_COPY_KERNEL;
+    const float *expected = is_copy ? m->host_in : m->host_expected;
+    const size_t out_rows = is_copy ? m->shape.rows : m->shape.cols;
+    const size_t out_cols = is_copy ? m->shape.cols : m->shape.rows;
+    char label[128];
+    snprintf(label, sizeof label, "%s at %s", row->label, m->text);
+    row->mismatches += verify_transpose(expected, m->host_got, out_rows, out_cols, label,
+                                        MAX_REPORTED_MISMATCHES, stderr);
+    row->checked = 1;
 }
 
-/** @brief Poison the output so that an element the contender does not write cannot pass. */
-static void poison_output(bench *b)
+/** @brief Poison the output, run the row once, check the result. */
+static void check_row(const bench *b, const matrices *m, report_row *row)
 {
-    CUDA_CHECK(cudaMemsetAsync(b->dev_out, POISON_BYTE, b->bytes, b->stream));
+    poison_output(m->dev_out, m->bytes, b->stream);
+    row->threads = launch_row(b, m, row);
+    verify_output(b, m, row);
 }
 
-/** @brief Bring the output back and compare it with the expected result; adds to c->mismatches. */
-static void verify_output(bench *b, contender *c)
-{
-    CUDA_CHECK(cudaStreamSynchronize(b->stream));
-    CUDA_CHECK(cudaMemcpy(b->host_got, b->dev_out, b->bytes, cudaMemcpyDeviceToHost));
-    /**< A copy must reproduce the input; a transpose, the reference. */
-    const int is_copy = c->kind == CONTENDER_MEMCPY || c->kind == CONTENDER_COPY_KERNEL;
-    const float *expected = is_copy ? b->host_in : b->host_expected;
-    const size_t out_rows = is_copy ? b->opt.rows : b->opt.cols;
-    const size_t out_cols = is_copy ? b->opt.cols : b->opt.rows;
-    c->mismatches += verify_transpose(expected, b->host_got, out_rows, out_cols, c->label,
-                                      MAX_REPORTED_MISMATCHES, stderr);
-    c->checked = 1;
-}
+/* ------------------------------------------------------------ timing a row */
 
-/** @brief Poison, run once, check. */
-static void check_contender(bench *b, contender *c)
+/**
+ * @brief Queue @p runs timed runs, behind the hold if @p held, release it,
+ *        wait for them and store their times in @p ms.
+ *
+ * Each run is: poison, flush L2, start event, the row, stop event. All of
+ * them are queued while the hold kernel keeps the GPU waiting, so once it is
+ * released the runs follow each other without waiting for the host.
+ * @return 1 if the hold gave up waiting before it was released, else 0
+ */
+static int time_batch(bench *b, const matrices *m, const report_row *row, int runs, int held,
+                      double *ms)
 {
-    poison_output(b);
-    c->threads = launch_contender(c, b);
-    CUDA_CHECK(cudaGetLastError());
-    verify_output(b, c);
-}
-
-/** @brief Warm up, time, then check the last timed output too. */
-static void time_contender(bench *b, contender *c)
-{
-    time_runs(c, launch_for_timing, b, b->dev_out, b->bytes, b->opt.warmup, b->opt.reps,
-              &b->flusher, b->stream);
-    verify_output(b, c);
-}
-
-/** @brief Print the usage: the shared options and this step's kernels. */
-static void print_usage(const char *program, const step_desc *step)
-{
-    printf("Step %s (%s): %s\n\nUsage: %s [options]\n\nOptions:\n", step->number, step->name,
-           step->title, program);
-    print_options_help(stdout);
-    printf("\nKernels of this step (--variant NAME; the first is the default):\n");
-    for (int i = 0; i < step->variant_count; ++i)
-        printf("  %-16s %s\n", step->variants[i].name, step->variants[i].summary);
-}
-
-/** @brief Which of the step's variants to run: all of them, or the one --variant names. */
-static int select_variants(const step_desc *step, const char *wanted, int *first, int *last)
-{
-    *first = 0;
-    *last = step->variant_count - 1;
-    if (wanted == NULL)
-        return 0;
-    for (int i = 0; i < step->variant_count; ++i) {
-        if (strcmp(step->variants[i].name, wanted) == 0) {
-            *first = *last = i;
-            return 0;
-        }
+    if (held)
+        stream_hold_engage(&b->hold, b->stream);
+    for (int i = 0; i < runs; ++i) {
+        poison_output(m->dev_out, m->bytes, b->stream);
+        l2_flush(&b->flusher, b->stream);
+        CUDA_CHECK(cudaEventRecord(b->start[i], b->stream));
+        launch_row(b, m, row);
+        CUDA_CHECK(cudaEventRecord(b->stop[i], b->stream));
     }
-    return -1;
+    if (held)
+        stream_hold_release(&b->hold);
+    check_row_error(cudaStreamSynchronize(b->stream), "running", row);
+    for (int i = 0; i < runs; ++i) {
+        float elapsed = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&elapsed, b->start[i], b->stop[i]));
+        ms[i] = elapsed;
+    }
+    return held && stream_hold_gave_up(&b->hold);
 }
 
 /** @brief malloc() that exits with one line instead of returning NULL. */
@@ -143,115 +171,300 @@ static void *host_alloc(size_t bytes)
 {
     void *p = malloc(bytes);
     if (p == NULL)
-        die(EXIT_ENVIRONMENT, "cannot allocate %.2f GiB of host memory: choose a smaller --rows/--cols",
+        die(EXIT_ENVIRONMENT, "cannot allocate %.2f GiB of host memory: choose a smaller shape",
             gib(bytes));
     return p;
 }
 
-/** @brief Check memory, allocate both sides, make the input and the reference. */
-static void bench_setup(bench *b)
+/**
+ * @brief Warm up, then time the row in batches of at most ::HOLD_BATCH_MAX
+ *        runs, set its median and minimum, and check the last timed output.
+ *
+ * Warm-up runs are poisoned but neither flushed nor held: they only bring
+ * the code, the TLBs and the clocks up to speed.
+ *
+ * If the hold gives up on a batch, the host could not queue the batch in
+ * time: the CUDA launch queue filled up (a row that launches many kernels
+ * per run, cuBLAS on some shapes), or the launcher waits for the GPU. That
+ * batch's times may include host time, so they are dropped and the batch
+ * is timed again, half as large; when even one run does not fit, the rest
+ * are timed without the hold, with a warning.
+ */
+static void time_row(bench *b, const matrices *m, report_row *row)
 {
-    const size_t pad = 256; /**< room to shift a buffer by --offset floats */
-    size_t device_need = 2 * (b->bytes + pad);
-    if (!b->opt.check_only)
-        device_need += l2_flusher_bytes(&b->gpu) + DEVICE_SLACK_BYTES;
-    require_device_memory(device_need);
-    require_host_memory(3 * b->bytes);
-
-    b->host_in = (float *)host_alloc(b->bytes);
-    b->host_expected = (float *)host_alloc(b->bytes);
-    b->host_got = (float *)host_alloc(b->bytes);
-    CUDA_CHECK(cudaMalloc(&b->dev_in_base, b->bytes + pad));
-    CUDA_CHECK(cudaMalloc(&b->dev_out_base, b->bytes + pad));
-    b->dev_in = (float *)b->dev_in_base + b->opt.offset;
-    b->dev_out = (float *)b->dev_out_base + b->opt.offset;
-    CUDA_CHECK(cudaStreamCreate(&b->stream));
-
-    fill_random(b->host_in, b->count, b->opt.seed);
-    transpose_reference(b->host_in, b->host_expected, b->opt.rows, b->opt.cols);
-    CUDA_CHECK(cudaMemcpy(b->dev_in, b->host_in, b->bytes, cudaMemcpyHostToDevice));
-    if (!b->opt.check_only) {
-        b->cublas = cublas_open(b->stream);
-        l2_flusher_open(&b->flusher, &b->gpu);
+    const int reps = b->opt.reps;
+    double *ms = (double *)host_alloc((size_t)reps * sizeof *ms);
+    for (int i = 0; i < b->opt.warmup; ++i) {
+        poison_output(m->dev_out, m->bytes, b->stream);
+        launch_row(b, m, row);
     }
+    int batch = HOLD_BATCH_MAX, held = 1;
+    for (int done = 0; done < reps;) {
+        const int runs = reps - done < batch ? reps - done : batch;
+        if (!time_batch(b, m, row, runs, held, ms + done))
+            done += runs;
+        else if (batch > 1)
+            batch /= 2;
+        else
+            held = 0;
+    }
+    if (!held)
+        fprintf(stderr,
+                "warning: %s at %s: not even one run could be queued while the GPU waited, so "
+                "it was timed without the hold and may include host time (does the launcher "
+                "wait for the GPU?)\n",
+                row->label, m->text);
+    row->median_ms = median_of(ms, reps);
+    row->min_ms = ms[0]; /* median_of() sorted them */
+    row->timed = 1;
+    free(ms);
+    verify_output(b, m, row);
 }
 
-/** @brief Free everything bench_setup() made. */
-static void bench_teardown(bench *b)
+/* ------------------------------------------------------------ one shape */
+
+/** @brief copies * bytes + extra, or SIZE_MAX if that does not fit in a size_t. */
+static size_t bytes_needed(size_t copies, size_t bytes, size_t extra)
 {
-    if (b->cublas != NULL)
-        cublasDestroy(b->cublas);
-    l2_flusher_close(&b->flusher);
-    CUDA_CHECK(cudaStreamDestroy(b->stream));
-    CUDA_CHECK(cudaFree(b->dev_in_base));
-    CUDA_CHECK(cudaFree(b->dev_out_base));
-    free(b->host_in);
-    free(b->host_expected);
-    free(b->host_got);
+    if (bytes > (SIZE_MAX - extra) / copies)
+        return SIZE_MAX;
+    return copies * bytes + extra;
 }
 
-/** @brief The contenders of this run: the baselines (unless --check-only), then the step's kernels. */
-static int make_contenders(const bench *b, const step_desc *step, int first, int last,
-                           contender *list, int capacity)
+/** @brief Check that the shape fits, allocate both sides, make the input and the reference. */
+static void matrices_open(matrices *m, const shape *s, const bench *b)
+{
+    memset(m, 0, sizeof *m);
+    m->shape = *s;
+    format_shape(s, m->text, sizeof m->text);
+    m->count = s->rows * s->cols;
+    m->bytes = m->count * sizeof(float);
+
+    char what[SHAPE_TEXT_MAX + 16];
+    snprintf(what, sizeof what, "the %s matrix", m->text);
+    const size_t slack = b->opt.check_only ? 0 : DEVICE_SLACK_BYTES;
+    require_device_memory(bytes_needed(2, m->bytes, 2 * BUFFER_PAD_BYTES + slack), what);
+    require_host_memory(bytes_needed(3, m->bytes, 0), what);
+
+    m->host_in = (float *)host_alloc(m->bytes);
+    m->host_expected = (float *)host_alloc(m->bytes);
+    m->host_got = (float *)host_alloc(m->bytes);
+    CUDA_CHECK(cudaMalloc(&m->dev_in_base, m->bytes + BUFFER_PAD_BYTES));
+    CUDA_CHECK(cudaMalloc(&m->dev_out_base, m->bytes + BUFFER_PAD_BYTES));
+    m->dev_in = (float *)m->dev_in_base + s->offset;
+    m->dev_out = (float *)m->dev_out_base + s->offset;
+
+    fill_random(m->host_in, m->count, b->opt.seed);
+    transpose_reference(m->host_in, m->host_expected, s->rows, s->cols);
+    CUDA_CHECK(cudaMemcpy(m->dev_in, m->host_in, m->bytes, cudaMemcpyHostToDevice));
+}
+
+/** @brief Free everything matrices_open() made. */
+static void matrices_close(matrices *m)
+{
+    CUDA_CHECK(cudaFree(m->dev_in_base));
+    CUDA_CHECK(cudaFree(m->dev_out_base));
+    free(m->host_in);
+    free(m->host_expected);
+    free(m->host_got);
+}
+
+/**
+ * @brief The rows of one shape: the baselines (unless `--check-only`), then
+ *        the selected variants. A row that cannot run here gets a skip reason.
+ */
+static int make_rows(const bench *b, const shape *s, report_row *rows)
 {
     int n = 0;
     if (!b->opt.check_only) {
-        list[n++] = (contender){.kind = CONTENDER_MEMCPY, .name = "memcpy", .label = "cudaMemcpy D2D"};
-        list[n++] = (contender){.kind = CONTENDER_COPY_KERNEL, .name = "copy_kernel", .label = "copy kernel"};
-        if (cublas_shape_supported(b->opt.rows, b->opt.cols))
-            list[n++] = (contender){.kind = CONTENDER_CUBLAS, .name = "cublas", .label = "cublasSgeam"};
+        rows[n++] = (report_row){.kind = ROW_MEMCPY, .name = "memcpy", .label = "cudaMemcpy D2D"};
+        rows[n++] =
+            (report_row){.kind = ROW_COPY_KERNEL, .name = "copy_kernel", .label = "copy kernel"};
+        rows[n] = (report_row){.kind = ROW_CUBLAS, .name = "cublas", .label = "cublasSgeam"};
+        if (!cublas_shape_supported(s->rows, s->cols))
+            snprintf(rows[n].skip_reason, sizeof rows[n].skip_reason,
+                     "cuBLAS takes int dimensions: rows and cols must be at most 2147483647");
+        ++n;
     }
-    for (int i = first; i <= last && n < capacity; ++i) {
-        contender *c = &list[n++];
-        *c = (contender){.kind = CONTENDER_STEP, .name = step->variants[i].name,
-                         .launch = step->variants[i].launch};
-        snprintf(c->label, sizeof c->label, "%s %s", step->number, step->variants[i].name);
+    for (int i = b->first_variant; i <= b->last_variant; ++i) {
+        const kernel_variant *v = &b->step->variants[i];
+        report_row *row = &rows[n++];
+        *row = (report_row){.kind = ROW_VARIANT, .name = v->name, .launch = v->launch};
+        snprintf(row->label, sizeof row->label, "%s %s", b->step->number, v->name);
+        gpu_too_old(&b->gpu, v->min_cc, row->skip_reason, sizeof row->skip_reason);
     }
     return n;
+}
+
+/** @brief Print one shape's part of stdout; the headers come before the first shape's. */
+static void print_shape_report(const bench *b, const report *r, int first_shape)
+{
+    if (b->opt.csv) {
+        if (first_shape)
+            print_csv_header(stdout);
+        print_csv_rows(stdout, r);
+    } else if (b->opt.check_only) {
+        print_check_lines(stdout, r);
+    } else {
+        if (first_shape) {
+            char flush[128];
+            describe_flush(&b->flusher, flush, sizeof flush);
+            print_table_header(stdout, b->step, &b->gpu, &b->opt, flush);
+        }
+        print_table(stdout, r);
+    }
+    fflush(stdout); /* each shape's lines appear as soon as it is done */
+}
+
+/**
+ * @brief Check, and unless `--check-only` time, every row on one shape,
+ *        then print its report.
+ * @return 1 if any row gave a wrong result, else 0
+ */
+static int run_shape(bench *b, const shape *s, int first_shape)
+{
+    matrices m;
+    matrices_open(&m, s, b);
+    report_row rows[MAX_ROWS];
+    const int n = make_rows(b, s, rows);
+    for (int i = 0; i < n; ++i)
+        if (rows[i].skip_reason[0] == '\0')
+            check_row(b, &m, &rows[i]);
+    for (int i = 0; i < n && !b->opt.check_only; ++i)
+        if (rows[i].skip_reason[0] == '\0')
+            time_row(b, &m, &rows[i]);
+
+    const report r = {
+        .step = b->step, .gpu = &b->gpu, .opt = &b->opt, .shape = s, .rows = rows, .count = n};
+    print_shape_report(b, &r, first_shape);
+    matrices_close(&m);
+    int failed = 0;
+    for (int i = 0; i < n; ++i)
+        failed |= rows[i].mismatches != 0;
+    return failed;
+}
+
+/* ------------------------------------------------------------ the program */
+
+/** @brief Open the GPU and the stream and, unless `--check-only`, everything timing needs. */
+static void bench_open(bench *b)
+{
+    gpu_open(&b->gpu);
+    CUDA_CHECK(cudaStreamCreate(&b->stream));
+    if (b->opt.check_only)
+        return;
+    require_device_memory(l2_flusher_bytes(&b->gpu, b->opt.flush), "the L2 flush buffer");
+    l2_flusher_open(&b->flusher, &b->gpu, b->opt.flush);
+    stream_hold_open(&b->hold);
+    for (int i = 0; i < HOLD_BATCH_MAX; ++i) {
+        CUDA_CHECK(cudaEventCreate(&b->start[i]));
+        CUDA_CHECK(cudaEventCreate(&b->stop[i]));
+    }
+    b->cublas = cublas_open(b->stream);
+}
+
+/** @brief Free everything bench_open() made. */
+static void bench_close(bench *b)
+{
+    if (!b->opt.check_only) {
+        cublasDestroy(b->cublas);
+        for (int i = 0; i < HOLD_BATCH_MAX; ++i) {
+            CUDA_CHECK(cudaEventDestroy(b->start[i]));
+            CUDA_CHECK(cudaEventDestroy(b->stop[i]));
+        }
+        stream_hold_close(&b->hold);
+        l2_flusher_close(&b->flusher);
+    }
+    CUDA_CHECK(cudaStreamDestroy(b->stream));
+}
+
+/**
+ * @brief Call the step's setup hook once, before any launch, if any selected
+ *        variant can run on this GPU (a hook may prepare kernels that only
+ *        a newer GPU can run).
+ */
+static void run_setup_hook(const bench *b)
+{
+    if (b->step->setup == NULL)
+        return;
+    for (int i = b->first_variant; i <= b->last_variant; ++i) {
+        if (b->gpu.cc >= b->step->variants[i].min_cc) {
+            b->step->setup();
+            const cudaError_t err = cudaGetLastError();
+            if (err != cudaSuccess)
+                cuda_fail(err, "the step's setup hook", __FILE__, __LINE__);
+            return;
+        }
+    }
+}
+
+/**
+ * @brief Which variants to run: all of them, or the one `--variant` names.
+ * @return 0, or -1 if no variant has that name
+ */
+static int select_variants(bench *b)
+{
+    b->first_variant = 0;
+    b->last_variant = b->step->variant_count - 1;
+    if (b->opt.variant == NULL)
+        return 0;
+    for (int i = 0; i < b->step->variant_count; ++i) {
+        if (strcmp(b->step->variants[i].name, b->opt.variant) == 0) {
+            b->first_variant = b->last_variant = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/**
+ * @brief Parse the command line and answer everything that needs no GPU.
+ * @return an exit code to return at once, or -1 to go on and run
+ */
+static int handle_command_line(int argc, char **argv, bench *b)
+{
+    char err[320];
+    if (parse_options(argc, argv, &b->opt, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s (see %s --help)\n", err, argv[0]);
+        return EXIT_USAGE;
+    }
+    if (b->opt.help) {
+        print_usage(stdout, argv[0], b->step);
+        return EXIT_PASS;
+    }
+    if (b->opt.list_variants) {
+        print_variant_list(stdout, b->step);
+        return EXIT_PASS;
+    }
+    if (select_variants(b) != 0) {
+        fprintf(stderr, "error: step %s has no kernel '%s' (see %s --list-variants)\n",
+                b->step->number, b->opt.variant, argv[0]);
+        return EXIT_USAGE;
+    }
+    if (b->step->variant_count > MAX_ROWS - BASELINE_ROWS) {
+        fprintf(stderr,
+                "error: step %s declares %d variants, but a report holds at most %d "
+                "(MAX_ROWS in common/report.h)\n",
+                b->step->number, b->step->variant_count, MAX_ROWS - BASELINE_ROWS);
+        return EXIT_USAGE;
+    }
+    return -1;
 }
 
 int run_step(int argc, char **argv, const step_desc *step)
 {
     bench b;
     memset(&b, 0, sizeof b);
-    char err[256];
-    if (parse_options(argc, argv, &b.opt, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s (see %s --help)\n", err, argv[0]);
-        return EXIT_USAGE;
-    }
-    if (b.opt.help) {
-        print_usage(argv[0], step);
-        return EXIT_PASS;
-    }
-    int first, last;
-    if (select_variants(step, b.opt.variant, &first, &last) != 0) {
-        fprintf(stderr, "error: step %s has no kernel '%s' (see %s --help for its kernels)\n",
-                step->number, b.opt.variant, argv[0]);
-        return EXIT_USAGE;
-    }
+    b.step = step;
+    const int early_exit = handle_command_line(argc, argv, &b);
+    if (early_exit >= 0)
+        return early_exit;
 
-    gpu_open(&b.gpu);
-    b.count = b.opt.rows * b.opt.cols;
-    b.bytes = b.count * sizeof(float);
-    bench_setup(&b);
-
-    contender list[MAX_CONTENDERS];
-    const int n = make_contenders(&b, step, first, last, list, MAX_CONTENDERS);
-    for (int i = 0; i < n; ++i)
-        check_contender(&b, &list[i]);
-    if (!b.opt.check_only)
-        for (int i = 0; i < n; ++i)
-            time_contender(&b, &list[i]);
-
-    report r = {.step = step, .gpu = &b.gpu, .opt = &b.opt, .contenders = list, .count = n};
-    if (b.opt.csv)
-        print_csv(stdout, &r);
-    else
-        print_table(stdout, &r);
-
+    bench_open(&b);
+    run_setup_hook(&b);
     int failed = 0;
-    for (int i = 0; i < n; ++i)
-        failed |= list[i].mismatches != 0;
-    bench_teardown(&b);
+    for (int i = 0; i < b.opt.shape_count; ++i)
+        failed |= run_shape(&b, &b.opt.shapes[i], i == 0);
+    bench_close(&b);
     return failed ? EXIT_WRONG : EXIT_PASS;
 }

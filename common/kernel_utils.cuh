@@ -27,6 +27,38 @@
 /** @brief Largest grid size in y and z. */
 #define MAX_GRID_Y 65535u
 
+/**
+ * @brief Most threads one multiprocessor holds at once, on the GPU being
+ *        compiled for: the one occupancy table of this repository.
+ *
+ * | compute capability           | threads | 256-thread blocks |
+ * | ---------------------------- | ------- | ----------------- |
+ * | 8.0, 9.0, 10.0               | 2048    | 8                 |
+ * | 8.6, 8.7, 8.9, 12.0          | 1536    | 6                 |
+ * | 7.5 (Turing)                 | 1024    | 4                 |
+ *
+ * A GPU not in the table gets the middle row: asking `__launch_bounds__`
+ * for too few blocks costs occupancy, asking for too many costs spills.
+ * The host pass of nvcc sees no `__CUDA_ARCH__`; `__launch_bounds__` is
+ * only read by the device passes, so the host value does not matter.
+ */
+#if !defined(__CUDA_ARCH__)
+#define MAX_THREADS_PER_SM 2048
+#elif __CUDA_ARCH__ == 750
+#define MAX_THREADS_PER_SM 1024
+#elif __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define MAX_THREADS_PER_SM 2048
+#else
+#define MAX_THREADS_PER_SM 1536
+#endif
+
+/**
+ * @brief Most blocks of @p threads threads one multiprocessor holds, as far
+ *        as its thread limit goes (for blocks of 128 threads or more, the
+ *        limit that binds). For `__launch_bounds__(threads, blocks)`.
+ */
+#define MAX_BLOCKS_PER_SM(threads) (MAX_THREADS_PER_SM / (threads))
+
 /** @brief a / b, rounded up. */
 static inline __host__ __device__ size_t ceil_div(size_t a, size_t b)
 {

@@ -9,14 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/**
+ * @brief What the command line said about shapes, kept apart until the end
+ *        because `--shapes` and `--rows`/`--cols`/`--offset` exclude each other.
+ */
+typedef struct shape_flags {
+    shape single;     /**< the one shape that `--rows`, `--cols` and `--offset` describe */
+    int single_given; /**< 1 once any of those three appeared */
+    int list_given;   /**< 1 once `--shapes` appeared */
+} shape_flags;
+
+/** @brief The flags that take a value, for the "needs a value" message. */
+static const char *const value_flags[] = {"--rows",   "--cols", "--offset",  "--shapes", "--reps",
+                                          "--warmup", "--seed", "--variant", "--flush"};
+
 void options_defaults(options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->rows = DEFAULT_ROWS;
-    opt->cols = DEFAULT_COLS;
+    opt->shapes[0] = (shape){.rows = DEFAULT_ROWS, .cols = DEFAULT_COLS, .offset = 0};
+    opt->shape_count = 1;
     opt->reps = DEFAULT_REPS;
     opt->warmup = DEFAULT_WARMUP;
     opt->seed = DEFAULT_SEED;
+    opt->flush = FLUSH_READ;
 }
 
 int parse_size(const char *text, size_t *value)
@@ -62,86 +77,267 @@ static int parse_seed(const char *text, uint64_t *value)
     return 0;
 }
 
-int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len)
+const char *flush_method_name(flush_method method)
 {
-    options_defaults(opt);
-    for (int i = 1; i < argc; ++i) {
-        const char *flag = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes_value = 1;
-        int ok = 1;
-        if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
-            opt->help = 1;
-            takes_value = 0;
-        } else if (strcmp(flag, "--check-only") == 0) {
-            opt->check_only = 1;
-            takes_value = 0;
-        } else if (strcmp(flag, "--csv") == 0) {
-            opt->csv = 1;
-            takes_value = 0;
-        } else if (value == NULL && (strcmp(flag, "--rows") == 0 || strcmp(flag, "--cols") == 0 ||
-                                     strcmp(flag, "--reps") == 0 || strcmp(flag, "--warmup") == 0 ||
-                                     strcmp(flag, "--seed") == 0 || strcmp(flag, "--variant") == 0 ||
-                                     strcmp(flag, "--offset") == 0)) {
-            snprintf(err, err_len, "%s needs a value", flag);
-            return -1;
-        } else if (strcmp(flag, "--rows") == 0) {
-            ok = parse_size(value, &opt->rows) == 0;
-        } else if (strcmp(flag, "--cols") == 0) {
-            ok = parse_size(value, &opt->cols) == 0;
-        } else if (strcmp(flag, "--reps") == 0) {
-            ok = parse_int_in(value, 1, 100000, &opt->reps) == 0;
-        } else if (strcmp(flag, "--warmup") == 0) {
-            ok = parse_int_in(value, 0, 100000, &opt->warmup) == 0;
-        } else if (strcmp(flag, "--seed") == 0) {
-            ok = parse_seed(value, &opt->seed) == 0;
-        } else if (strcmp(flag, "--variant") == 0) {
-            opt->variant = value;
-        } else if (strcmp(flag, "--offset") == 0) {
-            int offset;
-            ok = parse_int_in(value, 0, MAX_OFFSET, &offset) == 0;
-            opt->offset = (size_t)offset;
-        } else {
-            snprintf(err, err_len, "unknown option '%s'", flag);
-            return -1;
-        }
-        if (!ok) {
-            const char *expected =
-                strcmp(flag, "--reps") == 0     ? "an integer from 1 to 100000"
-                : strcmp(flag, "--warmup") == 0 ? "an integer from 0 to 100000"
-                : strcmp(flag, "--seed") == 0   ? "a non-negative integer"
-                : strcmp(flag, "--offset") == 0 ? "an integer from 0 to 3"
-                                                : "a positive integer";
-            snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected);
-            return -1;
-        }
-        i += takes_value;
+    switch (method) {
+    case FLUSH_READ:
+        return "read";
+    case FLUSH_WRITE:
+        return "write";
+    case FLUSH_NONE:
+        return "none";
     }
+    return "?";
+}
+
+/** @brief The `--flush` value: one of the words flush_method_name() returns. */
+static int parse_flush(const char *text, flush_method *method)
+{
+    const flush_method all[] = {FLUSH_READ, FLUSH_WRITE, FLUSH_NONE};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+        if (strcmp(text, flush_method_name(all[i])) == 0) {
+            *method = all[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int parse_shape(const char *text, shape *out)
+{
+    char item[SHAPE_TEXT_MAX];
+    if (text == NULL || strlen(text) >= sizeof item)
+        return -1;
+    strcpy(item, text);
+    /* Cut "ROWSxCOLS+OFFSET" at the 'x' and the '+' into three strings. */
+    char *cols_text = strchr(item, 'x');
+    if (cols_text == NULL)
+        return -1;
+    *cols_text++ = '\0';
+    char *offset_text = strchr(cols_text, '+');
+    if (offset_text != NULL)
+        *offset_text++ = '\0';
+
+    shape parsed = {0, 0, 0};
+    int offset = 0;
+    if (parse_size(item, &parsed.rows) != 0 || parse_size(cols_text, &parsed.cols) != 0)
+        return -1;
+    if (offset_text != NULL && parse_int_in(offset_text, 0, MAX_OFFSET, &offset) != 0)
+        return -1;
+    parsed.offset = (size_t)offset;
+    *out = parsed;
+    return 0;
+}
+
+int shape_fits_size_t(const shape *s)
+{
     /* rows * cols * sizeof(float), plus the offset, must not wrap around. */
-    if (opt->rows > (SIZE_MAX - MAX_OFFSET) / sizeof(float) / opt->cols) {
-        snprintf(err, err_len, "a %zu x %zu float matrix needs more bytes than a size_t can count",
-                 opt->rows, opt->cols);
+    return s->rows <= (SIZE_MAX - MAX_OFFSET) / sizeof(float) / s->cols;
+}
+
+void format_shape(const shape *s, char *out, size_t out_len)
+{
+    if (s->offset == 0)
+        snprintf(out, out_len, "%zux%zu", s->rows, s->cols);
+    else
+        snprintf(out, out_len, "%zux%zu+%zu", s->rows, s->cols, s->offset);
+}
+
+/** @brief Say that a rows x cols matrix is too large to count its bytes. */
+static void explain_too_large(const shape *s, char *err, size_t err_len)
+{
+    snprintf(err, err_len, "a %zu x %zu float matrix needs more bytes than a size_t can count",
+             s->rows, s->cols);
+}
+
+/** @brief Parse one item of a `--shapes` list, @p length characters at @p item. */
+static int parse_shape_item(const char *item, size_t length, shape *out, char *err, size_t err_len)
+{
+    char text[SHAPE_TEXT_MAX];
+    if (length < sizeof text) {
+        memcpy(text, item, length);
+        text[length] = '\0';
+    }
+    if (length >= sizeof text || parse_shape(text, out) != 0) {
+        snprintf(err, err_len,
+                 "--shapes item '%.*s' is not ROWSxCOLS or ROWSxCOLS+OFFSET "
+                 "(positive integers, OFFSET 0-%d)",
+                 length > 60 ? 60 : (int)length, item, MAX_OFFSET);
+        return -1;
+    }
+    if (!shape_fits_size_t(out)) {
+        explain_too_large(out, err, err_len);
         return -1;
     }
     return 0;
 }
 
+/** @brief Parse the comma-separated `--shapes` list into opt->shapes. */
+static int parse_shape_list(const char *list, options *opt, char *err, size_t err_len)
+{
+    int count = 0;
+    const char *item = list;
+    for (;;) {
+        const char *comma = strchr(item, ',');
+        const size_t length = comma != NULL ? (size_t)(comma - item) : strlen(item);
+        if (count == MAX_SHAPES) {
+            snprintf(err, err_len,
+                     "--shapes lists more than %d shapes: split them over several runs",
+                     MAX_SHAPES);
+            return -1;
+        }
+        if (parse_shape_item(item, length, &opt->shapes[count], err, err_len) != 0)
+            return -1;
+        ++count;
+        if (comma == NULL)
+            break;
+        item = comma + 1;
+    }
+    opt->shape_count = count;
+    return 0;
+}
+
+/** @brief Set a flag that takes no value; returns 0 if @p flag is not one of them. */
+static int set_switch(const char *flag, options *opt)
+{
+    if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0)
+        opt->help = 1;
+    else if (strcmp(flag, "--check-only") == 0)
+        opt->check_only = 1;
+    else if (strcmp(flag, "--csv") == 0)
+        opt->csv = 1;
+    else if (strcmp(flag, "--list-variants") == 0)
+        opt->list_variants = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/** @brief True when @p flag is one of ::value_flags. */
+static int takes_value(const char *flag)
+{
+    for (size_t i = 0; i < sizeof value_flags / sizeof value_flags[0]; ++i)
+        if (strcmp(flag, value_flags[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/** @brief What a good value of @p flag looks like, for the error message. */
+static const char *expected_value(const char *flag)
+{
+    if (strcmp(flag, "--reps") == 0)
+        return "an integer from 1 to 100000";
+    if (strcmp(flag, "--warmup") == 0)
+        return "an integer from 0 to 100000";
+    if (strcmp(flag, "--seed") == 0)
+        return "a non-negative integer";
+    if (strcmp(flag, "--offset") == 0)
+        return "an integer from 0 to 3";
+    if (strcmp(flag, "--flush") == 0)
+        return "read, write or none";
+    return "a positive integer";
+}
+
+/** @brief Set one of the flags that take a value; -1 with the reason in @p err if it is bad. */
+static int set_value(const char *flag, const char *value, options *opt, shape_flags *given,
+                     char *err, size_t err_len)
+{
+    int ok = 1, offset = 0;
+    if (strcmp(flag, "--shapes") == 0) {
+        given->list_given = 1;
+        return parse_shape_list(value, opt, err, err_len);
+    } else if (strcmp(flag, "--rows") == 0) {
+        given->single_given = 1;
+        ok = parse_size(value, &given->single.rows) == 0;
+    } else if (strcmp(flag, "--cols") == 0) {
+        given->single_given = 1;
+        ok = parse_size(value, &given->single.cols) == 0;
+    } else if (strcmp(flag, "--offset") == 0) {
+        given->single_given = 1;
+        ok = parse_int_in(value, 0, MAX_OFFSET, &offset) == 0;
+        given->single.offset = (size_t)offset;
+    } else if (strcmp(flag, "--reps") == 0) {
+        ok = parse_int_in(value, 1, 100000, &opt->reps) == 0;
+    } else if (strcmp(flag, "--warmup") == 0) {
+        ok = parse_int_in(value, 0, 100000, &opt->warmup) == 0;
+    } else if (strcmp(flag, "--seed") == 0) {
+        ok = parse_seed(value, &opt->seed) == 0;
+    } else if (strcmp(flag, "--flush") == 0) {
+        ok = parse_flush(value, &opt->flush) == 0;
+    } else if (strcmp(flag, "--variant") == 0) {
+        opt->variant = value;
+    }
+    if (!ok)
+        snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag));
+    return ok ? 0 : -1;
+}
+
+/** @brief Decide the shape list: `--shapes`, or the one shape of `--rows`/`--cols`/`--offset`. */
+static int settle_shapes(options *opt, const shape_flags *given, char *err, size_t err_len)
+{
+    if (given->list_given && given->single_given) {
+        snprintf(err, err_len,
+                 "--shapes cannot be combined with --rows, --cols or --offset: "
+                 "put every shape in the list, e.g. --shapes 1024x1024,33x4097+1");
+        return -1;
+    }
+    if (given->list_given)
+        return 0;
+    if (!shape_fits_size_t(&given->single)) {
+        explain_too_large(&given->single, err, err_len);
+        return -1;
+    }
+    opt->shapes[0] = given->single;
+    opt->shape_count = 1;
+    return 0;
+}
+
+int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len)
+{
+    options_defaults(opt);
+    shape_flags given = {.single = opt->shapes[0], .single_given = 0, .list_given = 0};
+    for (int i = 1; i < argc; ++i) {
+        const char *flag = argv[i];
+        if (set_switch(flag, opt))
+            continue;
+        if (!takes_value(flag)) {
+            snprintf(err, err_len, "unknown option '%s'", flag);
+            return -1;
+        }
+        if (i + 1 == argc) {
+            snprintf(err, err_len, "%s needs a value", flag);
+            return -1;
+        }
+        if (set_value(flag, argv[++i], opt, &given, err, err_len) != 0)
+            return -1;
+    }
+    return settle_shapes(opt, &given, err, err_len);
+}
+
 void print_options_help(FILE *out)
 {
     fprintf(out,
-            "  --rows M       rows of the input matrix (default %d)\n"
-            "  --cols N       columns of the input matrix (default %d)\n"
-            "  --reps K       timed repetitions per kernel; the median and min are reported (default %d)\n"
-            "  --warmup W     untimed runs before timing (default %d)\n"
-            "  --seed S       seed of the random input (default %d)\n"
-            "  --check-only   verify bit for bit, skip timing and baselines\n"
-            "  --csv          print CSV rows: gpu,step,kernel,rows,cols,median_ms,min_ms,gbps,\n"
-            "                 pct_of_copy,vs_cublas,check\n"
-            "  --variant NAME run only this kernel of the step (default: all of them)\n"
-            "  --offset E     start both matrices E floats (0-3) past a 16-byte boundary,\n"
-            "                 to test misaligned pointers\n"
-            "  --help         this text\n"
+            "  --rows M         rows of the input matrix (default %d)\n"
+            "  --cols N         columns of the input matrix (default %d)\n"
+            "  --offset E       start both matrices E floats (0-3) past a 16-byte boundary,\n"
+            "                   to test misaligned pointers\n"
+            "  --shapes LIST    run every shape of a comma-separated list of ROWSxCOLS or\n"
+            "                   ROWSxCOLS+OFFSET, e.g. 1x1,33x4097+1,5000000x3 (instead of\n"
+            "                   --rows, --cols and --offset; at most %d shapes)\n"
+            "  --reps K         timed runs per kernel; the median and min are reported\n"
+            "                   (default %d)\n"
+            "  --warmup W       untimed runs before timing (default %d)\n"
+            "  --seed S         seed of the random input (default %d)\n"
+            "  --flush HOW      how L2 is emptied before each timed run: read (a kernel reads\n"
+            "                   4 x L2, the default), write (cudaMemset of 2 x L2) or none\n"
+            "  --check-only     verify bit for bit, skip timing and baselines; prints one line\n"
+            "                   PASS|FAIL|SKIP STEP KERNEL SHAPE per kernel and shape\n"
+            "  --csv            print CSV rows (columns below) instead of the table\n"
+            "  --variant NAME   run only this kernel of the step (default: all of them)\n"
+            "  --list-variants  print NAME<TAB>MIN_CC<TAB>SUMMARY per kernel and exit\n"
+            "                   (no GPU needed)\n"
+            "  --help           this text\n"
             "Exit codes: 0 all results bit-exact, 1 a wrong result, 2 bad command line,\n"
             "            3 environment (no GPU or driver, too little memory, CUDA failure).\n",
-            DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED);
+            DEFAULT_ROWS, DEFAULT_COLS, MAX_SHAPES, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED);
 }

@@ -26,31 +26,52 @@ extern "C" {
 #define DEFAULT_WARMUP 3
 /** @brief Default seed of the random input. */
 #define DEFAULT_SEED 2024
-/** @brief Largest `--offset`: enough to try every 4-byte misalignment of a 16-byte vector. */
+/** @brief Largest offset: enough to try every 4-byte misalignment of a 16-byte vector. */
 #define MAX_OFFSET 3
+/** @brief Most shapes one `--shapes` list may hold. */
+#define MAX_SHAPES 256
+/** @brief Room for one shape written as text, `ROWSxCOLS+OFFSET`, with its NUL. */
+#define SHAPE_TEXT_MAX 48
+
+/** @brief One matrix to transpose: rows x cols floats, both buffers shifted by offset floats. */
+typedef struct shape {
+    size_t rows;   /**< M: rows of the input */
+    size_t cols;   /**< N: columns of the input */
+    size_t offset; /**< 0 to ::MAX_OFFSET floats past a 16-byte boundary, for misaligned tests */
+} shape;
+
+/** @brief How L2 is emptied before each timed run (`--flush`). */
+typedef enum flush_method {
+    FLUSH_READ,  /**< a kernel reads a buffer of 4 x L2: L2 is left clean (the default) */
+    FLUSH_WRITE, /**< cudaMemset writes 2 x L2: the older method, kept for comparison */
+    FLUSH_NONE   /**< no flush: small matrices are then timed from L2 */
+} flush_method;
 
 /** @brief Everything the command line can set. */
 typedef struct options {
-    size_t rows;          /**< M: rows of the input (`--rows`) */
-    size_t cols;          /**< N: columns of the input (`--cols`) */
-    int reps;             /**< timed repetitions (`--reps`) */
-    int warmup;           /**< untimed warm-up runs (`--warmup`) */
-    uint64_t seed;        /**< seed of the random input (`--seed`) */
-    int check_only;       /**< verify only, no timing or baselines (`--check-only`) */
-    int csv;              /**< print CSV rows instead of the table (`--csv`) */
-    int help;             /**< print usage and exit (`--help`) */
-    const char *variant;  /**< run only this kernel (`--variant`); NULL runs them all */
-    size_t offset;        /**< shift both matrices by this many floats (`--offset`) */
+    shape shapes[MAX_SHAPES]; /**< the shapes to run, in order (`--shapes`, or `--rows`,
+                                    `--cols` and `--offset` for a single one) */
+    int shape_count;          /**< number of entries in @p shapes, at least 1 */
+    int reps;                 /**< timed repetitions (`--reps`) */
+    int warmup;               /**< untimed warm-up runs (`--warmup`) */
+    uint64_t seed;            /**< seed of the random input (`--seed`) */
+    flush_method flush;       /**< how L2 is emptied before each timed run (`--flush`) */
+    int check_only;           /**< verify only, no timing or baselines (`--check-only`) */
+    int csv;                  /**< print CSV rows instead of the table (`--csv`) */
+    int help;                 /**< print usage and exit (`--help`) */
+    int list_variants;        /**< list the step's kernels and exit (`--list-variants`) */
+    const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
 } options;
 
-/** @brief Fill @p opt with the defaults above. */
+/** @brief Fill @p opt with the defaults above: one 8192 x 8192 shape, L2 flushed by reading. */
 void options_defaults(options *opt);
 
 /**
  * @brief Parse argv into @p opt.
  *
  * Sizes must be plain decimal integers >= 1 with nothing after them, and
- * rows * cols * 4 bytes must fit in a size_t.
+ * rows * cols * 4 bytes must fit in a size_t. `--shapes` replaces `--rows`,
+ * `--cols` and `--offset`, so giving both is an error.
  *
  * @param argc    as main() received it
  * @param argv    as main() received it
@@ -67,6 +88,31 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len
  * @return 0 on success, -1 otherwise
  */
 int parse_size(const char *text, size_t *value);
+
+/**
+ * @brief Parse one shape written as `ROWSxCOLS` or `ROWSxCOLS+OFFSET`,
+ *        for example `33x4097+1`.
+ *
+ * ROWS and COLS are sizes as parse_size() takes them; OFFSET is 0 to
+ * ::MAX_OFFSET. This checks the spelling only: see shape_fits_size_t().
+ * @return 0 on success, -1 otherwise
+ */
+int parse_shape(const char *text, shape *out);
+
+/**
+ * @brief True when the shape's rows * cols * 4 bytes, plus its offset,
+ *        can be counted in a size_t.
+ */
+int shape_fits_size_t(const shape *s);
+
+/**
+ * @brief Write @p s as the command line spells it: `33x4097`, or
+ *        `33x4097+1` when the offset is not 0.
+ */
+void format_shape(const shape *s, char *out, size_t out_len);
+
+/** @brief The `--flush` word of @p method: "read", "write" or "none". */
+const char *flush_method_name(flush_method method);
 
 /** @brief Print the options shared by every program (not the step's variants). */
 void print_options_help(FILE *out);

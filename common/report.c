@@ -1,19 +1,42 @@
 /**
  * @file report.c
- * @brief The human-readable table and the CSV rows of a run.
+ * @brief Everything a program prints on stdout: the tables, the CSV rows,
+ *        the `--check-only` lines, `--help` and `--list-variants`.
  */
 #include "report.h"
 
 #include "matrix.h"
+#include "timing.h"
+
+const char *row_role(const report_row *row)
+{
+    switch (row->kind) {
+    case ROW_MEMCPY:
+    case ROW_COPY_KERNEL:
+        return "copy";
+    case ROW_CUBLAS:
+        return "library";
+    case ROW_VARIANT:
+        return "kernel";
+    }
+    return "?";
+}
+
+const char *row_check_word(const report_row *row)
+{
+    if (row->skip_reason[0] != '\0' || !row->checked)
+        return "SKIP";
+    return row->mismatches == 0 ? "PASS" : "FAIL";
+}
 
 double copy_bound_ms(const report *r)
 {
     double best = 0.0;
     for (int i = 0; i < r->count; ++i) {
-        const contender *c = &r->contenders[i];
-        const int is_copy = c->kind == CONTENDER_MEMCPY || c->kind == CONTENDER_COPY_KERNEL;
-        if (is_copy && c->timed && (best == 0.0 || c->median_ms < best))
-            best = c->median_ms;
+        const report_row *row = &r->rows[i];
+        const int is_copy = row->kind == ROW_MEMCPY || row->kind == ROW_COPY_KERNEL;
+        if (is_copy && row->timed && (best == 0.0 || row->median_ms < best))
+            best = row->median_ms;
     }
     return best;
 }
@@ -21,72 +44,146 @@ double copy_bound_ms(const report *r)
 double cublas_ms(const report *r)
 {
     for (int i = 0; i < r->count; ++i)
-        if (r->contenders[i].kind == CONTENDER_CUBLAS && r->contenders[i].timed)
-            return r->contenders[i].median_ms;
+        if (r->rows[i].kind == ROW_CUBLAS && r->rows[i].timed)
+            return r->rows[i].median_ms;
     return 0.0;
 }
 
-/** @brief PASS, FAIL, or SKIP if the contender was never checked. */
-static const char *check_word(const contender *c)
+void print_usage(FILE *out, const char *program, const step_desc *step)
 {
-    return !c->checked ? "SKIP" : c->mismatches == 0 ? "PASS" : "FAIL";
+    fprintf(out, "Step %s (%s): %s\n\nUsage: %s [options]\n\nOptions:\n", step->number, step->name,
+            step->title, program);
+    print_options_help(out);
+    fprintf(out, "CSV columns: %s\n", CSV_HEADER);
+    fprintf(out, "\nKernels of this step (--variant NAME; the first is the default):\n");
+    for (int i = 0; i < step->variant_count; ++i) {
+        const kernel_variant *v = &step->variants[i];
+        fprintf(out, "  %-16s %s", v->name, v->summary);
+        if (v->min_cc != ANY_GPU)
+            fprintf(out, " (needs compute capability %d.%d)", v->min_cc / 10, v->min_cc % 10);
+        fputc('\n', out);
+    }
+}
+
+void print_variant_list(FILE *out, const step_desc *step)
+{
+    for (int i = 0; i < step->variant_count; ++i)
+        fprintf(out, "%s\t%d\t%s\n", step->variants[i].name, step->variants[i].min_cc,
+                step->variants[i].summary);
+}
+
+void print_table_header(FILE *out, const step_desc *step, const gpu_info *gpu, const options *opt,
+                        const char *flush)
+{
+    fprintf(out, "Step %s (%s): %s\n", step->number, step->name, step->title);
+    print_gpu_header(out, gpu);
+    fprintf(
+        out,
+        "Timing   median and min of %d run%s after %d warm-up%s; before each timed run the output "
+        "is poisoned and %s; runs queued up to %d at a time behind a hold kernel\n",
+        opt->reps, opt->reps == 1 ? "" : "s", opt->warmup, opt->warmup == 1 ? "" : "s", flush,
+        HOLD_BATCH_MAX);
+}
+
+/** @brief The shape lines above a table. */
+static void print_shape_lines(FILE *out, const shape *s)
+{
+    fprintf(out, "\nShape    %zu x %zu floats in, %zu x %zu out (%.1f MiB each way)\n", s->rows,
+            s->cols, s->cols, s->rows,
+            (double)s->rows * (double)s->cols * sizeof(float) / (1024.0 * 1024.0));
+    if (s->offset != 0)
+        fprintf(out, "Offset   both matrices start %zu float%s past a 16-byte boundary\n",
+                s->offset, s->offset == 1 ? "" : "s");
+}
+
+/** @brief One table line: a row that was not timed shows dashes and, if skipped, why. */
+static void print_table_row(FILE *out, const report *r, const report_row *row, double copy_ms,
+                            double blas_ms)
+{
+    char threads[32] = "-", vs_blas[32] = "n/a", pct[32] = "n/a";
+    if (row->threads > 0)
+        snprintf(threads, sizeof threads, "%zu", row->threads);
+    if (!row->timed) {
+        fprintf(out, "%-24s %12s %10s %10s %9s %10s %10s  %s%s%s%s\n", row->label, threads, "-",
+                "-", "-", "-", "-", row_check_word(row), row->skip_reason[0] ? " (" : "",
+                row->skip_reason, row->skip_reason[0] ? ")" : "");
+        return;
+    }
+    if (blas_ms > 0.0)
+        snprintf(vs_blas, sizeof vs_blas, "%.2fx", blas_ms / row->median_ms);
+    if (copy_ms > 0.0)
+        snprintf(pct, sizeof pct, "%.1f%%", 100.0 * copy_ms / row->median_ms);
+    fprintf(out, "%-24s %12s %10.4f %10.4f %9.1f %10s %10s  %s\n", row->label, threads,
+            row->median_ms, row->min_ms,
+            transpose_gbps(r->shape->rows, r->shape->cols, row->median_ms), pct, vs_blas,
+            row_check_word(row));
 }
 
 void print_table(FILE *out, const report *r)
 {
-    const options *opt = r->opt;
-    fprintf(out, "Step %s (%s): %s\n", r->step->number, r->step->name, r->step->title);
-    print_gpu_header(out, r->gpu, opt->rows, opt->cols);
-    if (opt->offset != 0)
-        fprintf(out, "Offset   both matrices start %zu floats past a 16-byte boundary\n", opt->offset);
-    if (opt->check_only) {
-        fprintf(out, "Mode     --check-only: each kernel ran once on a poisoned output\n\n");
-        for (int i = 0; i < r->count; ++i)
-            fprintf(out, "%-24s %s\n", r->contenders[i].label, check_word(&r->contenders[i]));
-        return;
-    }
-    fprintf(out, "Timing   median and min of %d runs after %d warm-ups; output poisoned and L2 "
-                 "flushed before each run\n\n", opt->reps, opt->warmup);
+    print_shape_lines(out, r->shape);
     const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
-    fprintf(out, "%-24s %12s %10s %10s %9s %10s %10s  %s\n", "kernel", "threads", "median ms",
+    fprintf(out, "\n%-24s %12s %10s %10s %9s %10s %10s  %s\n", "kernel", "threads", "median ms",
             "min ms", "GB/s", "% of copy", "vs cuBLAS", "check");
-    for (int i = 0; i < r->count; ++i) {
-        const contender *c = &r->contenders[i];
-        char threads[32] = "-", vs_blas[32] = "n/a";
-        if (c->threads > 0)
-            snprintf(threads, sizeof threads, "%zu", c->threads);
-        if (blas_ms > 0.0)
-            snprintf(vs_blas, sizeof vs_blas, "%.2fx", blas_ms / c->median_ms);
-        fprintf(out, "%-24s %12s %10.4f %10.4f %9.1f %9.1f%% %10s  %s\n", c->label, threads,
-                c->median_ms, c->min_ms, transpose_gbps(opt->rows, opt->cols, c->median_ms),
-                100.0 * copy_ms / c->median_ms, vs_blas, check_word(c));
-    }
-    fprintf(out, "\nGB/s counts every element read once and written once (2 x %zu x %zu x 4 bytes, "
-                 "1 GB = 1e9 B).\n", opt->rows, opt->cols);
+    for (int i = 0; i < r->count; ++i)
+        print_table_row(out, r, &r->rows[i], copy_ms, blas_ms);
+    fprintf(out,
+            "\nGB/s counts every element read once and written once (2 x %zu x %zu x 4 bytes, "
+            "1 GB = 1e9 B).\n",
+            r->shape->rows, r->shape->cols);
     fprintf(out, "%% of copy: against the faster copy above; vs cuBLAS: above 1.00x is faster "
                  "than cublasSgeam.\n");
-    if (blas_ms == 0.0)
-        fprintf(out, "cuBLAS takes int dimensions; this shape is past its limits, so it was not run.\n");
 }
 
-void print_csv(FILE *out, const report *r)
+void print_csv_header(FILE *out)
 {
-    const options *opt = r->opt;
+    fprintf(out, "%s\n", CSV_HEADER);
+}
+
+/** @brief The five timing cells of a CSV line, each followed by its comma; empty if not timed. */
+static void print_csv_timing(FILE *out, const report *r, const report_row *row)
+{
+    const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
+    if (!row->timed) {
+        fprintf(out, ",,,,,");
+        return;
+    }
+    fprintf(out, "%.6f,%.6f,%.1f,", row->median_ms, row->min_ms,
+            transpose_gbps(r->shape->rows, r->shape->cols, row->median_ms));
+    if (copy_ms > 0.0)
+        fprintf(out, "%.2f", 100.0 * copy_ms / row->median_ms);
+    fputc(',', out);
+    if (blas_ms > 0.0)
+        fprintf(out, "%.4f", blas_ms / row->median_ms);
+    fputc(',', out);
+}
+
+void print_csv_rows(FILE *out, const report *r)
+{
     char gpu[256];
     gpu_csv_name(r->gpu, gpu, sizeof gpu);
-    const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
-    fprintf(out, "%s\n", CSV_HEADER);
     for (int i = 0; i < r->count; ++i) {
-        const contender *c = &r->contenders[i];
-        fprintf(out, "%s,%s,%s,%zu,%zu,", gpu, r->step->number, c->name, opt->rows, opt->cols);
-        if (c->timed) {
-            fprintf(out, "%.6f,%.6f,%.1f,%.2f,", c->median_ms, c->min_ms,
-                    transpose_gbps(opt->rows, opt->cols, c->median_ms), 100.0 * copy_ms / c->median_ms);
-            if (blas_ms > 0.0)
-                fprintf(out, "%.4f", blas_ms / c->median_ms);
-        } else {
-            fprintf(out, ",,,,");
-        }
-        fprintf(out, ",%s\n", check_word(c));
+        const report_row *row = &r->rows[i];
+        fprintf(out, "%s,%s,%s,%s,%zu,%zu,%zu,", gpu, r->step->number, row->name, row_role(row),
+                r->shape->rows, r->shape->cols, r->shape->offset);
+        print_csv_timing(out, r, row);
+        fprintf(out, "%s\n", row_check_word(row));
+    }
+}
+
+void print_check_lines(FILE *out, const report *r)
+{
+    char shape_text[SHAPE_TEXT_MAX];
+    format_shape(r->shape, shape_text, sizeof shape_text);
+    for (int i = 0; i < r->count; ++i) {
+        const report_row *row = &r->rows[i];
+        const char *word = row_check_word(row);
+        fprintf(out, "%s %s %s %s", word, r->step->number, row->name, shape_text);
+        if (row->skip_reason[0] != '\0')
+            fprintf(out, " (%s)", row->skip_reason);
+        else if (row->checked && row->mismatches > 0)
+            fprintf(out, " (%zu wrong element%s)", row->mismatches,
+                    row->mismatches == 1 ? "" : "s");
+        fputc('\n', out);
     }
 }

@@ -1,8 +1,11 @@
 /**
  * @file report.h
- * @brief Printing a run: the human table and the CSV rows.
+ * @brief The rows of a run and how they are printed: the table, the CSV,
+ *        the `--check-only` lines, `--help` and `--list-variants`.
  *
- * Every ratio in a report is taken within one run, on the same buffers:
+ * A row is one thing the harness checks and times on a shape: a copy
+ * baseline, cuBLAS, or one of the program's own variants. Every ratio in a
+ * report is taken within one run, on the same buffers:
  * - `% of copy` = copy-bound time / this time, where the copy bound is the
  *   faster of `cudaMemcpy` and the copy kernel;
  * - `vs cuBLAS` = cublasSgeam time / this time (above 1 is faster than cuBLAS).
@@ -10,27 +13,60 @@
 #ifndef TRANSPOSE_REPORT_H
 #define TRANSPOSE_REPORT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "gpu.h"
 #include "harness.h"
 #include "options.h"
-#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** @brief The columns of `--csv`, in order. */
-#define CSV_HEADER "gpu,step,kernel,rows,cols,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check"
+#define CSV_HEADER \
+    "gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check"
 
-/** @brief Everything a report prints. */
+/** @brief Most rows one shape can have: three baselines and the program's variants. */
+#define MAX_ROWS 32
+
+/** @brief What a row runs. */
+typedef enum row_kind {
+    ROW_MEMCPY,      /**< cudaMemcpyAsync device to device (part of the copy bound) */
+    ROW_COPY_KERNEL, /**< copy_kernel_launch() (part of the copy bound) */
+    ROW_CUBLAS,      /**< cublasSgeam, the library transpose */
+    ROW_VARIANT      /**< one of the program's own variants */
+} row_kind;
+
+/** @brief One row of the report: what ran on one shape, and what came out. */
+typedef struct report_row {
+    row_kind kind;             /**< what it runs */
+    const char *name;          /**< the CSV's `kernel` column */
+    char label[64];            /**< the table's first column */
+    transpose_launcher launch; /**< for ::ROW_VARIANT only */
+    char skip_reason[96];      /**< why it was not run, or empty: then it is SKIP */
+    size_t threads;            /**< threads launched, 0 if not known */
+    int checked;               /**< 1 once its output has been compared */
+    size_t mismatches;         /**< wrong elements over every comparison */
+    int timed;                 /**< 1 once median_ms and min_ms are set */
+    double median_ms;          /**< median over the timed runs */
+    double min_ms;             /**< fastest timed run */
+} report_row;
+
+/** @brief The CSV's `role` column: "copy", "library" or "kernel". */
+const char *row_role(const report_row *row);
+/** @brief The CSV's `check` column: "SKIP" if skipped or never checked, else "PASS" or "FAIL". */
+const char *row_check_word(const report_row *row);
+
+/** @brief Everything the report of one shape prints. */
 typedef struct report {
-    const step_desc *step;         /**< the step that ran */
-    const gpu_info *gpu;           /**< where it ran */
-    const options *opt;            /**< the shape and settings */
-    const contender *contenders;   /**< one row each */
-    int count;                     /**< number of contenders */
+    const step_desc *step;  /**< the program that ran */
+    const gpu_info *gpu;    /**< where it ran */
+    const options *opt;     /**< the settings */
+    const shape *shape;     /**< the shape of these rows */
+    const report_row *rows; /**< one entry per row */
+    int count;              /**< number of rows */
 } report;
 
 /** @brief The median time of the copy bound (the faster copy), or 0 if none was timed. */
@@ -38,10 +74,37 @@ double copy_bound_ms(const report *r);
 /** @brief The median time of cuBLAS, or 0 if it was not timed. */
 double cublas_ms(const report *r);
 
-/** @brief Print the header and one table row per contender. */
+/** @brief `--help`: the program, the shared options, the CSV columns and the variants. */
+void print_usage(FILE *out, const char *program, const step_desc *step);
+/** @brief `--list-variants`: one line `name<TAB>min_cc<TAB>summary` per variant. */
+void print_variant_list(FILE *out, const step_desc *step);
+
+/**
+ * @brief The header printed once above the tables: the program, the GPU,
+ *        the software and how every run was timed.
+ * @param out   where to print
+ * @param step  the program
+ * @param gpu   the GPU it runs on
+ * @param opt   the repetitions and warm-ups
+ * @param flush how L2 is flushed, as describe_flush() says it
+ */
+void print_table_header(FILE *out, const step_desc *step, const gpu_info *gpu, const options *opt,
+                        const char *flush);
+/** @brief The table of one shape: its shape line and one line per row. */
 void print_table(FILE *out, const report *r);
-/** @brief Print ::CSV_HEADER and one CSV row per contender. */
-void print_csv(FILE *out, const report *r);
+
+/** @brief Print ::CSV_HEADER, once per program. */
+void print_csv_header(FILE *out);
+/** @brief One CSV line per row of one shape; timing cells stay empty for rows not timed. */
+void print_csv_rows(FILE *out, const report *r);
+
+/**
+ * @brief The `--check-only` lines of one shape, one per row:
+ *        `PASS 07 shared_padded 33x4097+1`,
+ *        `FAIL 07 shared_padded 33x4097+1 (12 wrong elements)` or
+ *        `SKIP 12 tma 33x4097 (needs compute capability 9.0, this GPU is 8.6)`.
+ */
+void print_check_lines(FILE *out, const report *r);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,8 @@
  * A checker that never fails proves nothing. The test suite runs each of
  * these with `--check-only` on a GPU and demands exit code 1 (wrong result)
  * from every one except `correct`, which must pass with exit code 0, so the
- * harness is shown to tell the two apart.
+ * harness is shown to tell the two apart. `needs_newer_gpu` must be
+ * reported as SKIP, with exit code 0, on every GPU.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"
@@ -78,17 +79,20 @@ static size_t launch_correct(const float *in, float *out, size_t rows, size_t co
     return launch_planted(planted_correct, in, out, rows, cols, s);
 }
 /** @brief Launcher of planted_writes_nothing(). */
-static size_t launch_writes_nothing(const float *in, float *out, size_t rows, size_t cols, cudaStream_t s)
+static size_t launch_writes_nothing(const float *in, float *out, size_t rows, size_t cols,
+                                    cudaStream_t s)
 {
     return launch_planted(planted_writes_nothing, in, out, rows, cols, s);
 }
 /** @brief Launcher of planted_drops_tail(). */
-static size_t launch_drops_tail(const float *in, float *out, size_t rows, size_t cols, cudaStream_t s)
+static size_t launch_drops_tail(const float *in, float *out, size_t rows, size_t cols,
+                                cudaStream_t s)
 {
     return launch_planted(planted_drops_tail, in, out, rows, cols, s);
 }
 /** @brief Launcher of planted_swaps_two(). */
-static size_t launch_swaps_two(const float *in, float *out, size_t rows, size_t cols, cudaStream_t s)
+static size_t launch_swaps_two(const float *in, float *out, size_t rows, size_t cols,
+                               cudaStream_t s)
 {
     return launch_planted(planted_swaps_two, in, out, rows, cols, s);
 }
@@ -98,18 +102,30 @@ static size_t launch_copies(const float *in, float *out, size_t rows, size_t col
     return launch_planted(planted_copies, in, out, rows, cols, s);
 }
 
+/**
+ * @brief The planted kernels. `needs_newer_gpu` is correct but asks for a
+ *        compute capability no GPU has, so it must be reported as SKIP.
+ */
 static const kernel_variant planted_variants[] = {
-    {"correct", "a correct transpose: must PASS", launch_correct},
-    {"writes_nothing", "writes no element: must FAIL", launch_writes_nothing},
-    {"drops_tail", "skips the columns past the last multiple of 4: must FAIL", launch_drops_tail},
-    {"swaps_two", "swaps two output elements: must FAIL", launch_swaps_two},
-    {"copies", "copies instead of transposing: must FAIL unless the matrix is a vector", launch_copies},
+    {"correct", "a correct transpose: must PASS", launch_correct, ANY_GPU},
+    {"writes_nothing", "writes no element: must FAIL", launch_writes_nothing, ANY_GPU},
+    {"drops_tail", "skips the columns past the last multiple of 4: must FAIL", launch_drops_tail,
+     ANY_GPU},
+    {"swaps_two", "swaps two output elements: must FAIL", launch_swaps_two, ANY_GPU},
+    {"copies", "copies instead of transposing: must FAIL unless the matrix is a vector",
+     launch_copies, ANY_GPU},
+    {"needs_newer_gpu", "a correct transpose that needs compute capability 99.9: must SKIP",
+     launch_correct, 999},
 };
 
 /** @brief The planted kernels, run like a step. */
 extern "C" const step_desc planted = {
-    "00", "planted_wrong", "Planted wrong kernels: the checker must catch them",
-    planted_variants, (int)(sizeof planted_variants / sizeof planted_variants[0]),
+    "00",
+    "planted_wrong",
+    "Planted wrong kernels: the checker must catch them",
+    planted_variants,
+    VARIANT_COUNT(planted_variants),
+    NULL,
 };
 
 STEP_MAIN(planted)

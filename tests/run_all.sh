@@ -1,22 +1,64 @@
 #!/usr/bin/env bash
 # The whole test suite (`make test`). Every test prints one line:
-#   PASS <name> | FAIL <name> | SKIP <name> (<why>)
+#   PASS <name> | FAIL <name> (<why>) | SKIP <name> (<why>)
 # and the last line is `N passed, N failed, N skipped`. The exit code is 0
 # only if nothing failed. GPU tests run when a GPU is visible and are
 # reported as skipped, one line each, when none is.
+#
+# Sections, in this order:
+#   build      every program, host and device warnings as errors
+#   unit       host unit tests of common/
+#   lint       shellcheck, ruff and cppcheck (zero findings), tests/shapes.txt
+#   badinput   bad command lines and make targets: one line, exit 2, no GPU needed
+#   nogpu      every program with the GPU hidden: exit 3, and --list-variants
+#   addstep    a new step directory is all a new step needs (tests/test_add_step.sh)
+#   gpu        every kernel bit for bit on the shapes of tests/shapes.txt, the
+#              checker's own failures, reports, compute-sanitizer
+#   exercises  the grader on every solution and skeleton, the grader's own tests
+#              (tests/test_grader.sh), reference timing hashes
+#   docs       generated tables, diagrams, make docs
+#
+# Environment:
+#   TEST_SECTIONS  the sections to run, e.g. "build nogpu" (spaces or commas; default all)
+#   GPU_JOBS       GPU programs run at once (default 4; 1 runs them one by one).
+#                  The >2^31-element checks need ~26 GB of host memory each and
+#                  never run more than two at a time.
+#   JOBS           parallel compile jobs (default: the number of CPUs)
+#   BUILD          build directory (default build)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+GPU_JOBS=${GPU_JOBS:-4}
 LOG=$BUILD/test-logs
-mkdir -p "$LOG"
+ALL_SECTIONS="build unit lint badinput nogpu addstep gpu exercises docs"
+SECTIONS=${TEST_SECTIONS:-$ALL_SECTIONS}
+SECTIONS=${SECTIONS//,/ }
+
+for s in $SECTIONS; do
+    [[ " $ALL_SECTIONS " == *" $s "* ]] || {
+        echo "error: unknown test section '$s' in TEST_SECTIONS: the sections are $ALL_SECTIONS" >&2
+        exit 2
+    }
+done
+[[ $GPU_JOBS =~ ^[1-9][0-9]*$ ]] || { echo "error: GPU_JOBS must be a positive number, not '$GPU_JOBS'" >&2; exit 2; }
+mkdir -p "$LOG" || exit 3
+rm -rf "$LOG/jobs"
+mkdir -p "$LOG/jobs"
 
 # Results are lines on stdout; they are counted from the log at the end, so
-# tests may run in background jobs (GPU_JOBS > 1) and still be counted.
+# tests may run in background jobs and still be counted.
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }
 skip() { echo "SKIP $*"; }
-section() { printf '\n== %s\n' "$*"; }
+# section TITLE: a header, with the seconds since the suite started.
+section() { printf '\n== %s  [%ds]\n' "$*" "$SECONDS"; }
+
+# wanted SECTION: true if TEST_SECTIONS includes it.
+wanted() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+# first_lines FILE: its first lines on one line, short enough for a test line.
+first_lines() { head -c 300 "$1" | tr '\n' ' '; }
 
 # expect_exit CODE NAME -- COMMAND...: the command must exit with CODE and,
 # for codes 2 and 3, print exactly one line on stderr and nothing on stdout.
@@ -26,207 +68,565 @@ expect_exit() {
     "$@" >"$out" 2>"$err"
     local got=$?
     if [ "$got" -ne "$want" ]; then
-        fail "$name (exit $got, expected $want: $(head -c 300 "$err" | tr '\n' ' '))"
+        fail "$name (exit $got, expected $want: $(first_lines "$err"))"
     elif [ "$want" -ge 2 ] && { [ "$(wc -l <"$err")" -ne 1 ] || [ -s "$out" ]; }; then
-        fail "$name (exit $want as expected, but not exactly one line on stderr: $(head -c 300 "$err" | tr '\n' ' '))"
+        fail "$name (exit $want as expected, but not exactly one line on stderr: $(first_lines "$err"))"
     else
         pass "$name"
     fi
 }
 
-run_tests() {
-STEP_BINS=$(ls -d steps/[0-9][0-9]_* | sed -E 's|steps/([0-9]{2})_.*|'"$BUILD"'/step\1|')
+# repo_files PATTERN...: the repository's files matching the patterns, tracked
+# or new (not ignored), one per line; without git, what find sees outside build/.
+repo_files() {
+    local pattern
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -co --exclude-standard -- "$@" | sort -u | while read -r f; do
+            [ -f "$f" ] && echo "$f"
+        done
+    else
+        for pattern in "$@"; do
+            find . -path ./build -prune -o -path "./$pattern" -type f -print | sed 's|^\./||'
+        done | sort -u
+    fi
+}
+
+# The steps are the directories steps/NN_name/; each builds $BUILD/stepNN.
+STEP_NUMS=$(for d in steps/[0-9][0-9]_*/; do [ -d "$d" ] && { d=${d#steps/}; echo "${d%%_*}"; }; done)
+STEP_BINS=$(for n in $STEP_NUMS; do echo "$BUILD/step$n"; done)
+FIRST_BIN=$BUILD/step$(echo "$STEP_NUMS" | head -n 1)
 
 # ------------------------------------------------------------------ build
-section "Build: every program, host and device warnings as errors"
-# Remove the programs first, so that one which no longer builds cannot pass as a stale file.
-bins=$(make -s print-bins BUILD="$BUILD")
-rm -f $bins
-make -k -j"$JOBS" all BUILD="$BUILD" >"$LOG/build.log" 2>&1
-for bin in $bins; do
-    if [ -x "$bin" ]; then pass "build $bin"; else fail "build $bin (see $LOG/build.log)"; fi
-done
-if grep -qiE "warning|error" "$LOG/build.log"; then
-    fail "the build printed warnings or errors:"
-    grep -iE "warning|error" "$LOG/build.log" | head -20
-fi
+build_section() {
+    section "Build: every program, host and device warnings as errors"
+    # Remove the programs first, so that one which no longer builds cannot pass as a stale file.
+    local bins bin
+    bins=$(make -s print-bins BUILD="$BUILD")
+    # shellcheck disable=SC2086  # one path per word
+    rm -f $bins
+    make -k -j"$JOBS" all BUILD="$BUILD" >"$LOG/build.log" 2>&1
+    for bin in $bins; do
+        if [ -x "$bin" ]; then pass "build $bin"; else fail "build $bin (see $LOG/build.log)"; fi
+    done
+    if grep -qiE "warning|error" "$LOG/build.log"; then
+        fail "the build printed warnings or errors:"
+        grep -iE "warning|error" "$LOG/build.log" | head -20
+    fi
+}
 
 # ------------------------------------------------------------------ host unit tests
-section "Host unit tests of common/"
-if [ -x "$BUILD/tests/test_common" ]; then
-    "$BUILD/tests/test_common" >"$LOG/unit.log" 2>&1
-    while read -r status name; do
-        case $status in PASS) pass "unit: $name" ;; FAIL) fail "unit: $name" ;; esac
-    done <"$LOG/unit.log"
-else
-    fail "unit tests not built"
-fi
+unit_section() {
+    section "Host unit tests of common/"
+    local status name
+    if [ -x "$BUILD/tests/test_common" ]; then
+        "$BUILD/tests/test_common" >"$LOG/unit.log" 2>&1
+        while read -r status name; do
+            case $status in PASS) pass "unit: $name" ;; FAIL) fail "unit: $name" ;; esac
+        done <"$LOG/unit.log"
+    else
+        fail "unit tests not built"
+    fi
+}
+
+# ------------------------------------------------------------------ lint
+lint_section() {
+    section "Lint: shellcheck, ruff, cppcheck (zero findings), tests/shapes.txt"
+    local f out=$LOG/lint.out
+    if command -v shellcheck >/dev/null; then
+        # -x follows the `# shellcheck source=` files that the scripts read.
+        for f in $(repo_files '*.sh') .ci/run; do
+            if shellcheck -x "$f" >"$out" 2>&1; then pass "shellcheck $f"
+            else fail "shellcheck $f: $(grep -cE '^In ' "$out") finding(s); run: shellcheck -x $f"; fi
+        done
+    else
+        skip "shellcheck (not installed: apt-get install shellcheck)"
+    fi
+    # ruff.toml at the root names the rules. pip may install ruff where only
+    # `python3 -m ruff` finds it.
+    local ruff=()
+    if command -v ruff >/dev/null; then ruff=(ruff)
+    elif python3 -m ruff --version >/dev/null 2>&1; then ruff=(python3 -m ruff); fi
+    if [ ${#ruff[@]} -gt 0 ]; then
+        for f in $(repo_files 'tools/*.py'); do
+            if "${ruff[@]}" check --no-cache --quiet --output-format concise "$f" >"$out" 2>&1; then pass "ruff $f"
+            else fail "ruff $f: $(grep -cE "^$f:" "$out") finding(s); run: ruff check $f"; fi
+        done
+    else
+        skip "ruff (not installed: pip install ruff)"
+    fi
+    if command -v cppcheck >/dev/null; then
+        # Only our headers: the CUDA headers are NVIDIA's, and cppcheck reads
+        # through them to no purpose (they are not part of what we can fix).
+        local cppcheck_args=("--enable=warning,style,performance,portability" --std=c11
+                             --inline-suppr --error-exitcode=1 --quiet -Icommon)
+        for f in $(repo_files 'common/*.c' 'tests/*.c' 'tools/*.c'); do
+            if cppcheck "${cppcheck_args[@]}" "$f" >"$out" 2>&1; then pass "cppcheck $f"
+            else fail "cppcheck $f: $(first_lines "$out"); run: cppcheck ${cppcheck_args[*]} $f"; fi
+        done
+    else
+        skip "cppcheck (not installed: apt-get install cppcheck)"
+    fi
+    # tools/shapes.sh refuses a malformed tests/shapes.txt whatever the tag.
+    if tools/shapes.sh --tags >"$out" 2>&1; then pass "tests/shapes.txt is well formed (tags: $(cat "$out"))"
+    else fail "tests/shapes.txt: $(first_lines "$out")"; fi
+    local tag
+    for tag in check grade sanitize huge report bench; do
+        if [ -n "$(tools/shapes.sh "$tag" 2>/dev/null)" ]; then pass "tests/shapes.txt has shapes tagged $tag"
+        else fail "tests/shapes.txt has no shape tagged $tag"; fi
+    done
+    expect_exit 2 "tools/shapes.sh rejects an unknown tag" -- tools/shapes.sh no_such_tag
+}
 
 # ------------------------------------------------------------------ bad command lines
-section "Bad command lines: one line on stderr, exit code 2, before any GPU work"
-for bin in $STEP_BINS; do
-    expect_exit 2 "$bin rejects --rows abc" -- "$bin" --rows abc
-    expect_exit 2 "$bin rejects --rows 0" -- "$bin" --rows 0
-    expect_exit 2 "$bin rejects --cols -5" -- "$bin" --cols -5
-    expect_exit 2 "$bin rejects --rows 12x" -- "$bin" --rows 12x
-    expect_exit 2 "$bin rejects an overflowing M*N*4" -- "$bin" --rows 4294967296 --cols 4294967296
-    expect_exit 2 "$bin rejects an unknown flag" -- "$bin" --bogus
-    expect_exit 2 "$bin rejects a missing value" -- "$bin" --rows
-    expect_exit 2 "$bin rejects an unknown --variant" -- "$bin" --variant no_such_kernel
-    expect_exit 0 "$bin --help" -- "$bin" --help
-done
-# make adds a line of its own, so only the exit code is checked here.
-if make -s run STEP=99 >/dev/null 2>&1; then fail "make run STEP=99 should fail"
-elif [ "$(make -s run STEP=99 2>&1 >/dev/null | head -n 1)" = "error: no step '99': use a two-digit number from 01 to 10" ]; then
-    pass "make run rejects an unknown step with one line"
-else fail "make run STEP=99: unexpected message"; fi
+# Options are checked before any GPU work, so these pass without a GPU.
+badinput_section() {
+    section "Bad command lines: one line on stderr, exit code 2, before any GPU work"
+    local bin
+    for bin in $STEP_BINS; do
+        if [ ! -x "$bin" ]; then fail "$bin is not built: its command-line tests cannot run"; continue; fi
+        expect_exit 2 "$bin rejects --rows abc" -- "$bin" --rows abc
+        expect_exit 2 "$bin rejects --rows 0" -- "$bin" --rows 0
+        expect_exit 2 "$bin rejects --cols -5" -- "$bin" --cols -5
+        expect_exit 2 "$bin rejects --rows 12x" -- "$bin" --rows 12x
+        expect_exit 2 "$bin rejects an overflowing M*N*4" -- "$bin" --rows 4294967296 --cols 4294967296
+        expect_exit 2 "$bin rejects an unknown flag" -- "$bin" --bogus
+        expect_exit 2 "$bin rejects a missing value" -- "$bin" --rows
+        expect_exit 2 "$bin rejects an unknown --variant" -- "$bin" --variant no_such_kernel
+        expect_exit 2 "$bin rejects --shapes 0x5" -- "$bin" --shapes 0x5
+        expect_exit 2 "$bin rejects --shapes 3x" -- "$bin" --shapes 3x
+        expect_exit 2 "$bin rejects --shapes 1x1+9 (offset past 3)" -- "$bin" --shapes 1x1+9
+        expect_exit 2 "$bin rejects an overflowing shape in --shapes" -- "$bin" --shapes 8x8,4294967296x4294967296
+        expect_exit 2 "$bin rejects --shapes together with --rows" -- "$bin" --shapes 8x8 --rows 8
+        expect_exit 2 "$bin rejects --flush bogus" -- "$bin" --flush bogus
+        expect_exit 0 "$bin --help" -- "$bin" --help
+    done
+    # make adds a line of its own after ours (and may warn), so the test looks
+    # for our one `error:` line and the exit code.
+    local steps expected
+    steps=$(echo "$STEP_NUMS" | paste -sd ' ')
+    expect_make_error "make run rejects an unknown step, listing the steps found" \
+        "error: no step '99': the steps are $steps" run STEP=99
+    expect_make_error "make diff rejects an unknown step" \
+        "error: no step '99': the steps are $steps" diff STEP=99
+    expected="error: step ${steps%% *} is the first step: there is no step before it to compare with"
+    expect_make_error "make diff rejects the first step" "$expected" diff STEP="${steps%% *}"
+    local second
+    second=$(echo "$STEP_NUMS" | sed -n 2p)
+    if [ -n "$second" ] && make -s diff STEP="$second" >"$LOG/diff.out" 2>/dev/null &&
+        grep -q "^diff --git" "$LOG/diff.out"; then
+        pass "make diff STEP=$second shows a word diff against the step before"
+    else
+        fail "make diff STEP=$second printed no diff: $(first_lines "$LOG/diff.out")"
+    fi
+    make -s help >"$LOG/help.out" 2>/dev/null
+    local n missing=""
+    for n in $STEP_NUMS; do grep -qE "^  make step$n " "$LOG/help.out" || missing+=" $n"; done
+    if [ -z "$missing" ]; then pass "make help lists every step found"
+    else fail "make help does not list step(s)$missing"; fi
+}
+
+# expect_make_error NAME MESSAGE TARGET [VARIABLES...]: `make -s TARGET` must
+# exit 2 and print MESSAGE as its one `error:` line.
+expect_make_error() {
+    local name=$1 message=$2 got status
+    shift 2
+    got=$(make -s --no-print-directory BUILD="$BUILD" "$@" 2>&1 >/dev/null)
+    status=$?
+    if [ "$status" -ne 2 ]; then
+        fail "$name (exit $status, expected 2)"
+    elif [ "$(echo "$got" | grep -c '^error:')" -ne 1 ] || [ "$(echo "$got" | grep '^error:')" != "$message" ]; then
+        fail "$name (expected '$message', got: $(echo "$got" | tr '\n' ' ' | head -c 300))"
+    else
+        pass "$name"
+    fi
+}
 
 # ------------------------------------------------------------------ no GPU
-section "No GPU: one line on stderr, exit code 3 (CUDA_VISIBLE_DEVICES hides any GPU)"
-for bin in $STEP_BINS "$BUILD/tools/gpu_probe"; do
-    expect_exit 3 "$bin without a GPU" -- env CUDA_VISIBLE_DEVICES= "$bin" --rows 64 --cols 64
-done
-
-# ------------------------------------------------------------------ GPU tests
-# Shapes every step must transpose bit for bit: degenerate, odd, not multiples of
-# 4/32/64, widths 1-5 and 4095/4097, past the grid limits, and more than 2^31 elements.
-SHAPES="1x1 1x1000 1000x1 2x2 3x5 31x33 33x31 67x131 33x4097 4097x33 1000x1000 \
-257x1 257x2 257x3 257x5 129x4095 129x4097 4096x4096 12800x1280 1280x12800 \
-10007x7919 5000000x3 3x5000000 1x70000 70000x1"
-OFFSET_SHAPES="33x4097 1000x1000 4096x4096 129x4095 1280x12800"
-HUGE_SHAPE=32769x65537   # 2,147,581,953 elements: past 2^31
-SANITIZE_SHAPES="67x131 1x37 37x1 33x4097"
-
-gpu_name=$("$BUILD/tools/gpu_probe" 2>"$LOG/probe.err")
-if [ $? -eq 0 ]; then
-    section "GPU tests on $gpu_name"
-    have_gpu=1
-else
-    section "GPU tests: SKIPPED, no GPU: $(cat "$LOG/probe.err")"
-    have_gpu=0
-fi
-
-# run_gpu NAME -- COMMAND...: skip without a GPU, else the command must exit 0.
-run_gpu() {
-    local name=$1; shift 2
-    if [ "$have_gpu" -eq 0 ]; then skip "$name (no GPU)"; return; fi
-    local out=$LOG/gpu.$BASHPID.out
-    if "$@" >"$out" 2>&1; then
-        pass "$name"
-    else
-        fail "$name (exit $?): $(grep -m3 -E 'error|FAIL|expected' "$out" | tr '\n' ' ' | head -c 400)"
-    fi
+nogpu_section() {
+    section "No GPU: one line on stderr, exit code 3 (CUDA_VISIBLE_DEVICES hides any GPU)"
+    local bin out=$LOG/variants.out
+    for bin in $STEP_BINS "$BUILD/tools/gpu_probe"; do
+        if [ ! -x "$bin" ]; then fail "$bin is not built: its no-GPU tests cannot run"; continue; fi
+        expect_exit 3 "$bin without a GPU" -- env CUDA_VISIBLE_DEVICES= "$bin" --shapes 64x64
+    done
+    # --list-variants: name<TAB>min_cc<TAB>summary per line, exit 0, no GPU needed.
+    for bin in $STEP_BINS; do
+        [ -x "$bin" ] || continue
+        if ! env CUDA_VISIBLE_DEVICES= "$bin" --list-variants >"$out" 2>&1; then
+            fail "$bin --list-variants without a GPU (exit $?: $(first_lines "$out"))"
+        elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t\S.*$' "$out"; then
+            fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>summary, got: $(first_lines "$out")"
+        else
+            pass "$bin --list-variants without a GPU ($(cut -f1 "$out" | paste -sd ' '))"
+        fi
+    done
 }
 
-# All GPU checks of one step program; several steps run at once when GPU_JOBS > 1.
-gpu_tests_for_step() {
-    local bin=$1 shape offset
-    for shape in $SHAPES; do
-        run_gpu "$bin bit-exact at $shape (all kernels)" -- \
-            "$bin" --check-only --rows "${shape%x*}" --cols "${shape#*x}"
-    done
-    for shape in $OFFSET_SHAPES; do
-        for offset in 1 2; do
-            run_gpu "$bin bit-exact at $shape, --offset $offset (misaligned)" -- \
-                "$bin" --check-only --offset "$offset" --rows "${shape%x*}" --cols "${shape#*x}"
-        done
-    done
-    run_gpu "$bin bit-exact at $HUGE_SHAPE (> 2^31 elements)" -- \
-        "$bin" --check-only --rows "${HUGE_SHAPE%x*}" --cols "${HUGE_SHAPE#*x}"
-    run_gpu "$bin full report at 2048x2048 (baselines and timing)" -- \
-        "$bin" --reps 3 --warmup 1 --rows 2048 --cols 2048
-    if [ "$have_gpu" -eq 1 ] && ! command -v compute-sanitizer >/dev/null; then
-        skip "compute-sanitizer on $bin (not installed)"
+# ------------------------------------------------------------------ adding a step
+addstep_section() {
+    section "Adding a step: a new steps/NN_name/ directory is all it takes"
+    BUILD=$BUILD bash tests/test_add_step.sh
+}
+
+# ------------------------------------------------------------------ GPU work
+# Every GPU program runs as a job: a shell function whose test lines go to
+# $LOG/jobs/NAME.log, printed in a fixed order once all jobs are done. Jobs
+# run GPU_JOBS at a time; the >2^31-element checks run in a pool of their own,
+# at most two at a time, because each needs ~26 GB of host memory.
+
+# check_job BIN SHAPES LABEL: every kernel of BIN on every shape, in one
+# process. Each `PASS|FAIL|SKIP NN kernel SHAPE` line of the harness becomes a
+# test line; a process that stops early, or whose exit code disagrees with
+# its lines, fails.
+check_job() {
+    local bin=$1 shapes=$2 out err variants expected got status word step kernel shape why
+    out=$LOG/jobs/$(basename "$bin")-$3.out
+    err=$out.err
+    if ! variants=$("$bin" --list-variants 2>"$err" | grep -c .); then
+        fail "$bin --list-variants: $(first_lines "$err")"
         return
     fi
-    for shape in $SANITIZE_SHAPES; do
-        for tool in memcheck racecheck synccheck; do
-            run_gpu "$tool $bin at $shape" -- compute-sanitizer --tool "$tool" --error-exitcode 9 \
-                --print-limit 5 "$bin" --check-only --rows "${shape%x*}" --cols "${shape#*x}"
-        done
+    "$bin" --check-only --shapes "$shapes" >"$out" 2>"$err"
+    status=$?
+    while read -r word step kernel shape why; do
+        case $word in
+            PASS) pass "$bin $kernel bit-exact at $shape" ;;
+            FAIL) fail "$bin $kernel bit-exact at $shape ${why:-}" ;;
+            SKIP) skip "$bin $kernel at $shape ${why:-}" ;;
+        esac
+    done < <(grep -E '^(PASS|FAIL|SKIP) ' "$out")
+    expected=$((variants * $(echo "$shapes" | tr ',' '\n' | grep -c .)))
+    got=$(grep -cE '^(PASS|FAIL|SKIP) ' "$out")
+    if [ "$got" -ne "$expected" ]; then
+        fail "$bin --check-only --shapes ${shapes:0:60}...: $got of $expected result lines (exit $status: $(first_lines "$err"))"
+    elif grep -q '^FAIL ' "$out" && [ "$status" -ne 1 ]; then
+        fail "$bin --check-only: a FAIL line but exit $status, not 1"
+    elif ! grep -q '^FAIL ' "$out" && [ "$status" -ne 0 ]; then
+        fail "$bin --check-only: no FAIL line but exit $status: $(first_lines "$err")"
+    fi
+}
+
+# report_job BIN: the full report with baselines and timing must succeed.
+report_job() {
+    local bin=$1 out
+    out=$LOG/jobs/$(basename "$bin")-report.out
+    if "$bin" --reps 3 --warmup 1 --shapes "$REPORT_SHAPES" >"$out" 2>&1; then
+        pass "$bin full report at $REPORT_SHAPES (baselines and timing)"
+    else
+        fail "$bin full report at $REPORT_SHAPES (exit $?): $(grep -m3 -E 'error|FAIL' "$out" | tr '\n' ' ' | head -c 300)"
+    fi
+}
+
+# sanitize_job BIN: tools/sanitize.sh runs each tool once over every kernel
+# and the `sanitize` shapes; each of its clean/ERRORS/WRONG/FAILED lines is a test.
+sanitize_job() {
+    local bin=$1 step out word tool rest
+    step=${bin##*/step}
+    out=$LOG/jobs/$(basename "$bin")-sanitize.out
+    tools/sanitize.sh "$step" "$bin" >"$out" 2>&1
+    local status=$?
+    while read -r word tool rest; do
+        case $word in
+            clean) pass "compute-sanitizer $tool on $bin" ;;
+            ERRORS | WRONG | FAILED) fail "compute-sanitizer $tool on $bin: $word (details: $out)" ;;
+        esac
+    done < <(grep -E '^(clean|ERRORS|WRONG|FAILED) ' "$out")
+    if [ "$status" -ge 2 ]; then fail "tools/sanitize.sh $step $bin (exit $status): $(first_lines "$out")"; fi
+}
+
+# planted_job: the checker must be able to fail. Every variant of
+# tests/planted_wrong except `correct` is wrong and must be reported FAIL,
+# except one that needs a newer GPU than any (its min_cc): SKIP, with why.
+planted_job() {
+    local planted=$BUILD/tests/planted_wrong out=$LOG/jobs/planted.out name min_cc summary line
+    "$planted" --check-only --shapes 33x65 >"$out" 2>&1
+    local status=$?
+    if [ "$status" -eq 1 ]; then pass "planted: exit 1 when a kernel is wrong"
+    else fail "planted: exit $status, expected 1 ($(first_lines "$out"))"; fi
+    while IFS=$'\t' read -r name min_cc summary; do
+        line=$(grep -E "^(PASS|FAIL|SKIP) [^ ]+ $name " "$out")
+        if [ "$name" = correct ]; then
+            if [[ $line == PASS* ]]; then pass "planted: correct kernel passes"
+            else fail "planted: correct kernel: '$line'"; fi
+        elif [[ $line == FAIL* ]]; then
+            pass "planted: $name is caught"
+        elif [[ $line == SKIP*"needs compute capability"* ]] && [ "$min_cc" -gt 0 ]; then
+            pass "planted: $name (min_cc $min_cc) is skipped with the reason: ${line#* * * * }"
+        else
+            fail "planted: $name ($summary) is not caught: '$line'"
+        fi
+    done < <("$planted" --list-variants 2>/dev/null)
+}
+
+# extras_job: what only needs one step program: the CSV over several shapes
+# and the other flush methods.
+extras_job() {
+    local bin=$FIRST_BIN out=$LOG/jobs/extras.csv
+    local header="gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check"
+    if ! "$bin" --csv --reps 2 --warmup 1 --shapes 64x64,96x128+1 >"$out" 2>"$out.err"; then
+        fail "$bin --csv over two shapes (exit $?): $(first_lines "$out.err")"
+    elif [ "$(grep -c '^gpu,' "$out")" -ne 1 ] || [ "$(head -n 1 "$out")" != "$header" ]; then
+        fail "$bin --csv over two shapes: expected the header '$header' once, first: $(head -n 1 "$out")"
+    elif ! grep -q ',64,64,0,' "$out" || ! grep -q ',96,128,1,' "$out"; then
+        fail "$bin --csv over two shapes: rows missing for 64x64 or 96x128+1"
+    else
+        pass "$bin --csv over two shapes: one header, rows for both"
+    fi
+    local flush
+    for flush in write none; do
+        if "$bin" --flush "$flush" --reps 2 --warmup 1 --shapes 256x256 >"$out" 2>&1; then
+            pass "$bin --flush $flush"
+        else
+            fail "$bin --flush $flush (exit $?): $(first_lines "$out")"
+        fi
     done
 }
 
-GPU_JOBS=${GPU_JOBS:-1}
-if [ "$have_gpu" -eq 1 ] && [ "$GPU_JOBS" -gt 1 ]; then
-    # Each job writes its own log; they are printed in step order afterwards.
-    export OMP_NUM_THREADS=$(( $(nproc) / GPU_JOBS > 0 ? $(nproc) / GPU_JOBS : 1 ))
-    running=0
-    for bin in $STEP_BINS; do
-        gpu_tests_for_step "$bin" >"$LOG/gpu-$(basename "$bin").log" 2>&1 &
-        running=$((running + 1))
-        if [ "$running" -ge "$GPU_JOBS" ]; then wait -n; running=$((running - 1)); fi
-    done
-    wait
-    for bin in $STEP_BINS; do cat "$LOG/gpu-$(basename "$bin").log"; done
-    unset OMP_NUM_THREADS
-else
-    for bin in $STEP_BINS; do gpu_tests_for_step "$bin"; done
-fi
-
-# The checker itself must be able to fail.
-planted=$BUILD/tests/planted_wrong
-run_gpu "planted: correct kernel passes" -- "$planted" --check-only --rows 33 --cols 65 --variant correct
-for variant in writes_nothing drops_tail swaps_two copies; do
-    if [ "$have_gpu" -eq 0 ]; then skip "planted: $variant is caught (no GPU)"; continue; fi
-    expect_exit 1 "planted: $variant is caught (exit 1)" -- "$planted" --check-only --rows 33 --cols 65 --variant "$variant"
-done
-
-if [ "$have_gpu" -eq 1 ]; then
+# limits_job: shapes too large for the GPU or the host are refused with one
+# line. It runs alone, after every other job: the host-memory test sizes its
+# shape from the memory available now, which must not change under it.
+limits_job() {
+    local bin=$FIRST_BIN
     expect_exit 3 "a matrix larger than GPU memory is refused with one line" -- \
-        "${BUILD}/step01" --check-only --rows 1000000 --cols 1000000
+        "$bin" --check-only --shapes 1000000x1000000
     # A shape whose input, result and CPU reference (3 x 4 x N^2 bytes) need more than
     # the host's available memory: refused with one line by whichever check fails first.
+    local avail_kib side
     avail_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
     side=$(awk -v kib="$avail_kib" 'BEGIN { printf "%d", sqrt(kib * 1024 / 12) + 1024 }')
     expect_exit 3 "a matrix larger than host memory is refused with one line (${side}x${side})" -- \
-        "${BUILD}/step01" --check-only --rows "$side" --cols "$side"
-else
-    skip "a matrix larger than GPU memory is refused (no GPU)"
-    skip "a matrix larger than host memory is refused (no GPU)"
-fi
+        "$bin" --check-only --shapes "${side}x${side}"
+}
 
-# ------------------------------------------------------------------ exercises
-if [ -x tools/grade.sh ]; then
-    section "Exercises"
+# grade_solution_job NN: tools/grade.sh --solution NN must pass; its verdict
+# line is the test. One job per exercise, so that they run side by side.
+grade_solution_job() {
+    local out=$LOG/jobs/grade-solution-$1.out status verdict
+    BUILD=$BUILD tools/grade.sh --solution "$1" >"$out" 2>&1
+    status=$?
+    verdict=$(grep -E '^(PASS|FAIL) ' "$out" | tail -n 1)
+    if [ "$status" -eq 0 ] && [[ $verdict == PASS* ]]; then
+        pass "grade: solution ${verdict#PASS }"
+    else
+        fail "grade: solution $1 (exit $status): ${verdict:-$(grep -m1 '^error' "$out")}"
+    fi
+}
+
+# grader_job: tests/test_grader.sh, the grader's own tests; each of its
+# PASS/FAIL/SKIP lines is a test.
+grader_job() {
+    local out=$LOG/jobs/grader.out status word rest
+    BUILD=$BUILD bash tests/test_grader.sh >"$out" 2>&1
+    status=$?
+    while read -r word rest; do
+        case $word in
+            PASS) pass "grader: $rest" ;; FAIL) fail "grader: $rest" ;; SKIP) skip "grader: $rest" ;;
+        esac
+    done < <(grep -E '^(PASS|FAIL|SKIP) ' "$out")
+    if [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+        fail "tests/test_grader.sh (exit $status, no FAIL line): $(tail -c 300 "$out" | tr '\n' ' ')"
+    fi
+}
+
+# grade_job MODE: tools/grade.sh --all-solutions or --all-skeletons; each of
+# its PASS/FAIL/SKIP lines is a test.
+grade_job() {
+    local out=$LOG/jobs/grade-$1.out status word rest
+    BUILD=$BUILD tools/grade.sh "--all-$1" >"$out" 2>&1
+    status=$?
+    while read -r word rest; do
+        case $word in
+            PASS) pass "grade: $rest" ;; FAIL) fail "grade: $rest" ;; SKIP) skip "grade: $rest" ;;
+        esac
+    done < <(grep -E '^(PASS|FAIL|SKIP) ' "$out")
+    if [ "$status" -ge 2 ]; then fail "tools/grade.sh --all-$1 (exit $status): $(grep -m1 '^error' "$out")"; fi
+}
+
+# job_log NAME: the log file of a job (NAME is KIND:ARGUMENT, e.g. check:build/step07).
+job_log() {
+    local file=${1//\//_}
+    echo "$LOG/jobs/${file//:/-}.log"
+}
+
+# run_job NAME: run one job into its log; its time goes to jobs/times.txt.
+run_job() {
+    local kind=${1%%:*} arg=${1#*:} start=$SECONDS
+    case $kind in
+        check) check_job "$arg" "$CHECK_SHAPES" check ;;
+        huge) check_job "$arg" "$HUGE_SHAPES" huge ;;
+        report) report_job "$arg" ;;
+        sanitize) sanitize_job "$arg" ;;
+        planted) planted_job ;;
+        extras) extras_job ;;
+        limits) limits_job ;;
+        grade) grade_job "$arg" ;;
+        solution) grade_solution_job "$arg" ;;
+        grader) grader_job ;;
+    esac >"$(job_log "$1")" 2>&1
+    echo "$((SECONDS - start))s $1" >>"$LOG/jobs/times.txt"
+}
+
+# run_pool WIDTH JOB...: run the jobs, at most WIDTH at a time.
+run_pool() {
+    local width=$1 running=0 job
+    shift
+    for job in "$@"; do
+        run_job "$job" &
+        running=$((running + 1))
+        if [ "$running" -ge "$width" ]; then wait -n; running=$((running - 1)); fi
+    done
+    wait
+}
+
+# show_jobs JOB...: print the logs of finished jobs, in this order.
+show_jobs() {
+    local job
+    for job in "$@"; do cat "$(job_log "$job")" 2>/dev/null; done
+}
+
+gpu_work() {
+    local gpu_name have_gpu=1
+    gpu_name=$("$BUILD/tools/gpu_probe" 2>"$LOG/probe.err") || have_gpu=0
+    CHECK_SHAPES=$(tools/shapes.sh check) HUGE_SHAPES=$(tools/shapes.sh huge) REPORT_SHAPES=$(tools/shapes.sh report)
+    local bin huge=() rest=() gpu_order=() sanitizer=1
+    if wanted gpu; then
+        tools/sanitize.sh --check-env >"$LOG/sanitizer.err" 2>&1 || sanitizer=0
+        for bin in $STEP_BINS; do
+            huge+=("huge:$bin")
+            [ "$sanitizer" -eq 1 ] && rest+=("sanitize:$bin")
+            gpu_order+=("check:$bin" "huge:$bin" "report:$bin" "sanitize:$bin")
+        done
+        for bin in $STEP_BINS; do rest+=("check:$bin" "report:$bin"); done
+        rest+=(planted extras)
+        gpu_order+=(planted extras limits)
+    fi
+    local grade_order=() d
+    if wanted exercises; then
+        if [ -x tools/grade.sh ]; then
+            for d in exercises/[0-9][0-9]_*/; do
+                [ -d "$d" ] && d=${d#exercises/} && grade_order+=("solution:${d%%_*}")
+            done
+            grade_order+=(grade:skeletons)
+        fi
+        [ -f tests/test_grader.sh ] && grade_order+=(grader)
+        rest=("${grade_order[@]}" "${rest[@]}")
+        # The graders build what they miss through make: build it all once
+        # here, so that jobs side by side never build the same file at once.
+        [ "$have_gpu" -eq 1 ] && make -s -j"$JOBS" all BUILD="$BUILD" >"$LOG/grade-build.log" 2>&1
+    fi
+
     if [ "$have_gpu" -eq 1 ]; then
-        while read -r status name; do
-            case $status in PASS) pass "grade: $name" ;; FAIL) fail "grade: $name" ;; esac
-        done < <(tools/grade.sh --all-solutions 2>&1 | grep -E '^(PASS|FAIL) ')
-        while read -r status name; do
-            case $status in PASS) pass "grade: $name" ;; FAIL) fail "grade: $name" ;; esac
-        done < <(tools/grade.sh --all-skeletons 2>&1 | grep -E '^(PASS|FAIL) ')
-    else
-        skip "grade every solution and skeleton (no GPU)"
+        export OMP_WAIT_POLICY=passive   # many processes share the CPUs: no spinning threads
+        if [ "$GPU_JOBS" -le 1 ]; then
+            run_pool 1 "${huge[@]}" "${rest[@]}"
+        else
+            # Two pools side by side; the CPUs are shared out between their
+            # processes' OpenMP threads (the CPU reference and the checks).
+            local cpus huge_threads rest_threads
+            cpus=$(nproc 2>/dev/null || echo 2)
+            huge_threads=$((cpus / 2 > 0 ? cpus / 2 : 1))
+            rest_threads=$((cpus / GPU_JOBS / 2 > 0 ? cpus / GPU_JOBS / 2 : 1))
+            OMP_NUM_THREADS=$huge_threads run_pool 2 "${huge[@]}" &
+            OMP_NUM_THREADS=$rest_threads run_pool "$GPU_JOBS" "${rest[@]}" &
+            wait
+        fi
+        if wanted gpu; then run_pool 1 limits; fi
     fi
-fi
-if [ -x tools/check_reference_hashes.sh ]; then
-    if tools/check_reference_hashes.sh >"$LOG/hashes.log" 2>&1; then
-        pass "reference timings match the solutions' sources"
-    else
-        fail "reference timings are stale: $(head -c 400 "$LOG/hashes.log")"
+
+    if wanted gpu; then
+        if [ "$have_gpu" -eq 1 ]; then
+            section "GPU tests on $gpu_name ($GPU_JOBS at a time)"
+            [ "$sanitizer" -eq 1 ] || for bin in $STEP_BINS; do
+                skip "compute-sanitizer on $bin ($(first_lines "$LOG/sanitizer.err"))"
+            done
+            show_jobs "${gpu_order[@]}"
+        else
+            section "GPU tests: SKIPPED, no GPU: $(cat "$LOG/probe.err")"
+            local nshapes
+            nshapes=$(echo "$CHECK_SHAPES" | tr ',' '\n' | grep -c .)
+            for bin in $STEP_BINS; do
+                skip "$bin every kernel bit-exact at the $nshapes check shapes of tests/shapes.txt (no GPU)"
+                skip "$bin every kernel bit-exact at $HUGE_SHAPES, more than 2^31 elements (no GPU)"
+                skip "$bin full report at $REPORT_SHAPES (no GPU)"
+                skip "compute-sanitizer memcheck, racecheck, synccheck on $bin (no GPU)"
+            done
+            skip "planted: every wrong kernel of tests/planted_wrong is caught (no GPU)"
+            skip "$FIRST_BIN --csv over two shapes, --flush write and none (no GPU)"
+            skip "a matrix larger than GPU memory is refused (no GPU)"
+            skip "a matrix larger than host memory is refused (no GPU)"
+        fi
     fi
-fi
+    if wanted exercises; then
+        section "Exercises"
+        if [ "$have_gpu" -eq 0 ]; then
+            if [ -x tools/grade.sh ]; then skip "grade every solution and skeleton (no GPU)"; fi
+            # The grader's own tests skip their GPU parts, visibly.
+            if [ -f tests/test_grader.sh ]; then run_job grader; fi
+        fi
+        show_jobs "${grade_order[@]}"
+        if [ -x tools/check_reference_hashes.sh ]; then
+            if tools/check_reference_hashes.sh >"$LOG/hashes.log" 2>&1; then
+                pass "reference timings match the solutions' sources"
+            else
+                fail "reference timings are stale: $(first_lines "$LOG/hashes.log")"
+            fi
+        fi
+    fi
+}
 
 # ------------------------------------------------------------------ docs
-section "Docs"
-if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
-    if python3 tools/render_tables.py --check >"$LOG/tables.log" 2>&1; then
-        pass "generated tables match the committed results"
-    else
-        fail "generated tables are out of date: run make tables ($(head -c 300 "$LOG/tables.log"))"
+docs_section() {
+    section "Docs"
+    if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
+        if python3 tools/render_tables.py --check >"$LOG/tables.log" 2>&1; then
+            pass "generated tables match the committed results"
+        else
+            fail "generated tables are out of date: run make tables ($(first_lines "$LOG/tables.log"))"
+        fi
     fi
-fi
-if command -v doxygen >/dev/null; then
-    if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
-        pass "make docs (Doxygen, warnings are errors)"
+    diagrams_up_to_date
+    if command -v doxygen >/dev/null; then
+        if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
+            pass "make docs (Doxygen, warnings are errors)"
+        else
+            fail "make docs: $(head -c 600 "$LOG/docs.log") $(head -c 600 "$BUILD/docs/doxygen.log" 2>/dev/null)"
+        fi
     else
-        fail "make docs: $(head -c 600 "$LOG/docs.log") $(head -c 600 "$BUILD/docs/doxygen.log" 2>/dev/null)"
+        skip "make docs (doxygen not installed)"
     fi
-else
-    skip "make docs (doxygen not installed)"
-fi
+}
 
+# diagrams_up_to_date: each committed docs/img/NAME.svg is what its NAME.dot
+# renders to. Layout differs between Graphviz versions, so the comparison is
+# made only with the version that wrote the SVG (its "Generated by" line).
+diagrams_up_to_date() {
+    local dot_file svg fresh=$LOG/diagram.svg made_by here
+    for dot_file in docs/img/*.dot; do
+        [ -f "$dot_file" ] || continue
+        svg=${dot_file%.dot}.svg
+        if [ ! -f "$svg" ]; then fail "$svg is missing: run make diagrams"; continue; fi
+        if ! command -v dot >/dev/null; then skip "$svg matches $dot_file (Graphviz not installed)"; continue; fi
+        made_by=$(grep -m1 -o 'Generated by graphviz version [0-9.]*' "$svg")
+        here="Generated by graphviz version $(dot -V 2>&1 | grep -o '[0-9][0-9.]*' | head -n 1)"
+        if [ "$made_by" != "$here" ]; then
+            skip "$svg matches $dot_file (written by ${made_by#Generated by }, this is ${here#Generated by })"
+        elif dot -Tsvg "$dot_file" -o "$fresh" 2>"$LOG/dot.err" && cmp -s "$fresh" "$svg"; then
+            pass "$svg matches $dot_file"
+        else
+            fail "$svg is out of date: run make diagrams ($(first_lines "$LOG/dot.err"))"
+        fi
+    done
+}
+
+run_tests() {
+    if wanted build; then build_section; fi
+    if wanted unit; then unit_section; fi
+    if wanted lint; then lint_section; fi
+    if wanted badinput; then badinput_section; fi
+    if wanted nogpu; then nogpu_section; fi
+    if wanted addstep; then addstep_section; fi
+    if wanted gpu || wanted exercises; then gpu_work; fi
+    if wanted docs; then docs_section; fi
 }
 
 run_tests 2>&1 | tee "$LOG/all.log"

@@ -1,7 +1,8 @@
 /**
  * @file test_common.c
  * @brief Host unit tests of common/: the CPU reference, the verifier, the
- *        command line, the bandwidth arithmetic and the random input.
+ *        command line (shapes, flush methods, --list-variants), the report's
+ *        CSV and check lines, the bandwidth arithmetic and the random input.
  *
  * Needs no GPU. Prints one `PASS name` or `FAIL name` line per check and
  * exits non-zero if any failed; tests/run_all.sh counts the lines.
@@ -12,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
+#include "harness.h"
 #include "matrix.h"
 #include "options.h"
+#include "report.h"
 #include "timing.h"
 
 static int failures = 0;
@@ -131,41 +135,63 @@ static void test_verifier(void)
 
 /* ------------------------------------------------------------ options */
 
-static int parses(const char *const *args, int n, options *opt)
+/* Parse "prog" followed by args; returns 1 on success, else 0 with the reason in err. */
+static int parses_or_says(const char *const *args, int n, options *opt, char *err, size_t err_len)
 {
     char *argv[16];
-    char err[256];
     argv[0] = (char *)"prog";
     for (int i = 0; i < n; ++i)
         argv[i + 1] = (char *)args[i];
-    return parse_options(n + 1, argv, opt, err, sizeof err) == 0;
+    err[0] = '\0';
+    return parse_options(n + 1, argv, opt, err, err_len) == 0;
 }
 
-#define ARGS(...) (const char *const[]){__VA_ARGS__}, (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+static int parses(const char *const *args, int n, options *opt)
+{
+    char err[320];
+    return parses_or_says(args, n, opt, err, sizeof err);
+}
+
+static int is_shape(const shape *s, size_t rows, size_t cols, size_t offset)
+{
+    return s->rows == rows && s->cols == cols && s->offset == offset;
+}
+
+#define ARGS(...)                       \
+    (const char *const[]){__VA_ARGS__}, \
+        (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 static void test_options_accept(void)
 {
     options opt;
-    expect(parses(ARGS("--csv"), &opt) && opt.rows == DEFAULT_ROWS && opt.cols == DEFAULT_COLS &&
-               opt.reps == DEFAULT_REPS && opt.csv == 1 && opt.check_only == 0,
-           "options: defaults are 8192 x 8192");
+    expect(parses(ARGS("--csv"), &opt) && opt.shape_count == 1 &&
+               is_shape(&opt.shapes[0], DEFAULT_ROWS, DEFAULT_COLS, 0) &&
+               opt.reps == DEFAULT_REPS && opt.csv == 1 && opt.check_only == 0 &&
+               opt.flush == FLUSH_READ && opt.list_variants == 0 && opt.variant == NULL,
+           "options: defaults are one 8192 x 8192 shape, flushed by reading");
     expect(parses(ARGS("--rows", "5", "--cols", "7", "--reps", "3", "--warmup", "0", "--seed", "0",
-                       "--check-only", "--variant", "tiled", "--offset", "3"), &opt) &&
-               opt.rows == 5 && opt.cols == 7 && opt.reps == 3 && opt.warmup == 0 && opt.seed == 0 &&
-               opt.check_only && strcmp(opt.variant, "tiled") == 0 && opt.offset == 3,
+                       "--check-only", "--variant", "tiled", "--offset", "3"),
+                  &opt) &&
+               opt.shape_count == 1 && is_shape(&opt.shapes[0], 5, 7, 3) && opt.reps == 3 &&
+               opt.warmup == 0 && opt.seed == 0 && opt.check_only &&
+               strcmp(opt.variant, "tiled") == 0,
            "options: every flag with a valid value");
-    expect(parses(ARGS("--rows", "32768", "--cols", "32768"), &opt) && opt.rows == 32768,
+    expect(parses(ARGS("--rows", "32768", "--cols", "32768"), &opt) &&
+               is_shape(&opt.shapes[0], 32768, 32768, 0),
            "options: 32768 x 32768");
-    expect(parses(ARGS("--rows", "1", "--cols", "67108864"), &opt) && opt.cols == 67108864,
+    expect(parses(ARGS("--rows", "1", "--cols", "67108864"), &opt) &&
+               is_shape(&opt.shapes[0], 1, 67108864, 0),
            "options: 1 x 2^26");
+    expect(parses(ARGS("--cols", "9"), &opt) && is_shape(&opt.shapes[0], DEFAULT_ROWS, 9, 0),
+           "options: --cols alone keeps the default rows");
     expect(parses(ARGS("--help"), &opt) && opt.help, "options: --help");
 }
 
 static void test_options_reject(void)
 {
     options opt;
-    const char *bad_sizes[] = {"abc", "0", "-1", "-0", "+5", " 5", "12x", "1e3", "0x10", "",
-                               "99999999999999999999999"};
+    const char *bad_sizes[] = {
+        "abc", "0", "-1", "-0", "+5", " 5", "12x", "1e3", "0x10", "", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; ++i) {
         char name[64];
         snprintf(name, sizeof name, "options: rejects --rows '%s'", bad_sizes[i]);
@@ -183,6 +209,329 @@ static void test_options_reject(void)
     expect(!parses(ARGS("--seed", "x"), &opt), "options: rejects --seed x");
 }
 
+/* ------------------------------------------------------------ --shapes */
+
+static void test_shapes_accept(void)
+{
+    options opt;
+    expect(parses(ARGS("--shapes", "1x1,33x4097+1,5000000x3"), &opt) && opt.shape_count == 3 &&
+               is_shape(&opt.shapes[0], 1, 1, 0) && is_shape(&opt.shapes[1], 33, 4097, 1) &&
+               is_shape(&opt.shapes[2], 5000000, 3, 0),
+           "shapes: a list of three, in order, with an offset");
+    expect(parses(ARGS("--shapes", "7x9+0"), &opt) && opt.shape_count == 1 &&
+               is_shape(&opt.shapes[0], 7, 9, 0),
+           "shapes: +0 is offset 0");
+    expect(parses(ARGS("--shapes", "7x9+3"), &opt) && is_shape(&opt.shapes[0], 7, 9, 3),
+           "shapes: +3, the largest offset");
+    expect(parses(ARGS("--shapes", "1x2", "--shapes", "3x4,5x6"), &opt) && opt.shape_count == 2 &&
+               is_shape(&opt.shapes[0], 3, 4, 0) && is_shape(&opt.shapes[1], 5, 6, 0),
+           "shapes: a second --shapes replaces the first");
+    expect(parses(ARGS("--shapes", "32769x65537"), &opt) &&
+               is_shape(&opt.shapes[0], 32769, 65537, 0),
+           "shapes: more than 2^31 elements");
+
+    /* Exactly MAX_SHAPES items are fine; one more is refused. */
+    static char list[MAX_SHAPES * 4 + 8];
+    list[0] = '\0';
+    for (int i = 0; i < MAX_SHAPES; ++i)
+        strcat(list, i == 0 ? "1x1" : ",1x1");
+    expect(parses(ARGS("--shapes", list), &opt) && opt.shape_count == MAX_SHAPES,
+           "shapes: MAX_SHAPES shapes are accepted");
+    strcat(list, ",1x1");
+    expect(!parses(ARGS("--shapes", list), &opt), "shapes: MAX_SHAPES + 1 shapes are refused");
+}
+
+static void test_shapes_reject(void)
+{
+    options opt;
+    const char *bad[] = {"",
+                         ",",
+                         "1x1,",
+                         ",1x1",
+                         "1x1,,2x2",
+                         "1x",
+                         "x1",
+                         "1",
+                         "0x5",
+                         "5x0",
+                         "1x1+4",
+                         "1x1+",
+                         "1x1+-1",
+                         "1x1-1",
+                         "-1x5",
+                         "+1x5",
+                         "1X5",
+                         "1*5",
+                         "1x5x2",
+                         "abc",
+                         "1x1+1+1",
+                         " 1x1",
+                         "1x1 ",
+                         "1 x1",
+                         "1x 1",
+                         "0x10x1",
+                         "99999999999999999999999x1",
+                         "000000000000000000000000000000000000000000000001x1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char name[128];
+        snprintf(name, sizeof name, "shapes: rejects '%s'", bad[i]);
+        expect(!parses(ARGS("--shapes", bad[i]), &opt), name);
+    }
+    expect(!parses(ARGS("--shapes", "4294967296x4294967296"), &opt),
+           "shapes: rejects rows * cols * 4 that overflows");
+    expect(!parses(ARGS("--shapes", "1x1,2305843009213693952x2"), &opt),
+           "shapes: rejects an overflow in a later item");
+    expect(!parses(ARGS("--shapes"), &opt), "shapes: rejects --shapes without a list");
+
+    char err[320];
+    const int refused = !parses_or_says(ARGS("--shapes", "1x1,12x,3x3"), &opt, err, sizeof err);
+    expect(refused && strstr(err, "'12x'") != NULL && strchr(err, '\n') == NULL,
+           "shapes: the error is one line that quotes the bad item");
+    expect(!parses_or_says(ARGS("--shapes", "4294967296x4294967296"), &opt, err, sizeof err) &&
+               strstr(err, "4294967296 x 4294967296") != NULL,
+           "shapes: the overflow error names the shape");
+}
+
+static void test_shapes_exclusive(void)
+{
+    options opt;
+    char err[320];
+    expect(!parses(ARGS("--shapes", "5x5", "--rows", "4"), &opt),
+           "shapes: --shapes then --rows is refused");
+    expect(!parses(ARGS("--cols", "4", "--shapes", "5x5"), &opt),
+           "shapes: --cols then --shapes is refused");
+    expect(!parses(ARGS("--offset", "1", "--shapes", "5x5"), &opt),
+           "shapes: --offset with --shapes is refused");
+    expect(!parses(ARGS("--offset", "0", "--shapes", "5x5"), &opt),
+           "shapes: even --offset 0 with --shapes is refused");
+    expect(!parses_or_says(ARGS("--rows", "4", "--shapes", "5x5"), &opt, err, sizeof err) &&
+               strstr(err, "--shapes") != NULL && strstr(err, "--rows") != NULL &&
+               strchr(err, '\n') == NULL,
+           "shapes: the exclusion error is one line naming both flags");
+}
+
+static void test_format_shape(void)
+{
+    char text[SHAPE_TEXT_MAX];
+    const shape plain = {33, 4097, 0}, shifted = {33, 4097, 1};
+    format_shape(&plain, text, sizeof text);
+    expect(strcmp(text, "33x4097") == 0, "shapes: 33x4097 is written without +0");
+    format_shape(&shifted, text, sizeof text);
+    expect(strcmp(text, "33x4097+1") == 0, "shapes: an offset is written as +1");
+
+    const shape largest = {SIZE_MAX / 4, 1, MAX_OFFSET};
+    shape back = {0, 0, 0};
+    format_shape(&largest, text, sizeof text);
+    expect(parse_shape(text, &back) == 0 && is_shape(&back, largest.rows, 1, MAX_OFFSET),
+           "shapes: the longest shape text fits SHAPE_TEXT_MAX and parses back");
+}
+
+/* ------------------------------------------------------------ --flush, --list-variants */
+
+static void test_flush_and_list(void)
+{
+    options opt;
+    expect(parses(ARGS("--flush", "read"), &opt) && opt.flush == FLUSH_READ, "flush: read");
+    expect(parses(ARGS("--flush", "write"), &opt) && opt.flush == FLUSH_WRITE, "flush: write");
+    expect(parses(ARGS("--flush", "none"), &opt) && opt.flush == FLUSH_NONE, "flush: none");
+    const char *bad[] = {"fast", "READ", "", "read ", "1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "flush: rejects '%s'", bad[i]);
+        expect(!parses(ARGS("--flush", bad[i]), &opt), name);
+    }
+    expect(!parses(ARGS("--flush"), &opt), "flush: rejects --flush without a value");
+    expect(strcmp(flush_method_name(FLUSH_WRITE), "write") == 0, "flush: names its methods");
+
+    expect(parses(ARGS("--list-variants"), &opt) && opt.list_variants == 1 && opt.help == 0 &&
+               opt.check_only == 0,
+           "options: --list-variants");
+    expect(!parses(ARGS("--list-variants", "--rows", "abc"), &opt),
+           "options: --list-variants does not excuse a bad value");
+}
+
+/* ------------------------------------------------------------ timing arithmetic */
+
+static void test_flusher_sizes(void)
+{
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    gpu.l2_bytes = (size_t)60 << 20;
+    expect(l2_flusher_bytes(&gpu, FLUSH_READ) == (size_t)240 << 20, "flush: read uses 4 x L2");
+    expect(l2_flusher_bytes(&gpu, FLUSH_WRITE) == (size_t)120 << 20, "flush: write uses 2 x L2");
+    expect(l2_flusher_bytes(&gpu, FLUSH_NONE) == 0, "flush: none allocates nothing");
+
+    char text[128];
+    static char fake_buffer[16];
+    l2_flusher f = {FLUSH_READ, fake_buffer, (size_t)240 << 20};
+    describe_flush(&f, text, sizeof text);
+    expect(strcmp(text, "L2 flushed by reading 240 MiB (4 x L2) with a kernel") == 0,
+           "flush: the report names the read method");
+    f = (l2_flusher){FLUSH_NONE, NULL, 0};
+    describe_flush(&f, text, sizeof text);
+    expect(strcmp(text, "L2 not flushed") == 0, "flush: the report says when L2 is not flushed");
+}
+
+/* ------------------------------------------------------------ compute capability */
+
+static void test_gpu_too_old(void)
+{
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    gpu.cc_major = 8;
+    gpu.cc_minor = 6;
+    gpu.cc = 86;
+    char reason[96] = "";
+    expect(gpu_too_old(&gpu, 90, reason, sizeof reason) == 1 &&
+               strcmp(reason, "needs compute capability 9.0, this GPU is 8.6") == 0,
+           "min_cc: a 9.0 kernel is skipped on 8.6, with the reason");
+    expect(gpu_too_old(&gpu, ANY_GPU, reason, sizeof reason) == 0, "min_cc: ANY_GPU runs anywhere");
+    expect(gpu_too_old(&gpu, 86, reason, sizeof reason) == 0, "min_cc: 8.6 runs on 8.6");
+    gpu.cc_major = 10;
+    gpu.cc_minor = 0;
+    gpu.cc = 100;
+    expect(gpu_too_old(&gpu, 90, reason, sizeof reason) == 0, "min_cc: 9.0 runs on 10.0");
+}
+
+/* ------------------------------------------------------------ report */
+
+/* Print with print_fn into a string. */
+static void capture(void (*print_fn)(FILE *, const report *), const report *r, char *text,
+                    size_t len)
+{
+    FILE *f = tmpfile();
+    print_fn(f, r);
+    rewind(f);
+    const size_t n = fread(text, 1, len - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+/* A timed row: median and min in ms, and its check. */
+static report_row timed_row(row_kind kind, const char *name, double median, size_t mismatches)
+{
+    report_row row;
+    memset(&row, 0, sizeof row);
+    row.kind = kind;
+    row.name = name;
+    row.checked = row.timed = 1;
+    row.median_ms = row.min_ms = median;
+    row.mismatches = mismatches;
+    return row;
+}
+
+static const kernel_variant fake_variants[] = {
+    {"fast", "a fast kernel", NULL, ANY_GPU},
+    {"tma", "needs Hopper", NULL, 90},
+};
+static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL};
+
+static void test_report_csv(void)
+{
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.name, sizeof gpu.name, "NVIDIA Test, GPU");
+    const shape s = {1024, 1024, 1};
+    report_row rows[5] = {
+        timed_row(ROW_MEMCPY, "memcpy", 1.0, 0), timed_row(ROW_COPY_KERNEL, "copy_kernel", 2.0, 0),
+        timed_row(ROW_CUBLAS, "cublas", 1.25, 0), timed_row(ROW_VARIANT, "fast", 0.5, 0),
+        timed_row(ROW_VARIANT, "tma", 0.0, 0)};
+    rows[0].min_ms = 0.9;
+    rows[4].timed = rows[4].checked = 0;
+    snprintf(rows[4].skip_reason, sizeof rows[4].skip_reason,
+             "needs compute capability 9.0, this GPU is 8.6");
+    options opt;
+    options_defaults(&opt);
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 5};
+
+    /* 1024 x 1024 floats read and written in 1 ms: 8.388608 GB/s.
+     * The copy bound is memcpy's 1.0 ms. */
+    const char *want =
+        "NVIDIA Test  GPU,05,memcpy,copy,1024,1024,1,1.000000,0.900000,8.4,100.00,1.2500,PASS\n"
+        "NVIDIA Test  GPU,05,copy_kernel,copy,1024,1024,1,2.000000,2.000000,4.2,50.00,0.6250,PASS\n"
+        "NVIDIA Test  GPU,05,cublas,library,1024,1024,1,1.250000,1.250000,6.7,80.00,1.0000,PASS\n"
+        "NVIDIA Test  GPU,05,fast,kernel,1024,1024,1,0.500000,0.500000,16.8,200.00,2.5000,PASS\n"
+        "NVIDIA Test  GPU,05,tma,kernel,1024,1024,1,,,,,,SKIP\n";
+    char text[2048];
+    capture(print_csv_rows, &r, text, sizeof text);
+    expect(strcmp(text, want) == 0, "report: CSV rows, roles, offset and an empty SKIP row");
+    if (strcmp(text, want) != 0)
+        fprintf(stderr, "got:\n%s", text);
+
+    int commas = 0;
+    for (const char *c = CSV_HEADER; *c; ++c)
+        commas += *c == ',';
+    expect(commas == 12 && strstr(CSV_HEADER, ",role,") != NULL &&
+               strstr(CSV_HEADER, ",offset,") != NULL,
+           "report: the CSV header has 13 columns, role and offset among them");
+}
+
+static void test_report_check_lines(void)
+{
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    const shape s = {33, 4097, 1};
+    report_row rows[4] = {
+        timed_row(ROW_VARIANT, "fast", 0.0, 0), timed_row(ROW_VARIANT, "wrong", 0.0, 12),
+        timed_row(ROW_VARIANT, "one_off", 0.0, 1), timed_row(ROW_VARIANT, "tma", 0.0, 0)};
+    rows[3].checked = 0;
+    snprintf(rows[3].skip_reason, sizeof rows[3].skip_reason,
+             "needs compute capability 9.0, this GPU is 8.6");
+    options opt;
+    options_defaults(&opt);
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 4};
+    const char *want = "PASS 05 fast 33x4097+1\n"
+                       "FAIL 05 wrong 33x4097+1 (12 wrong elements)\n"
+                       "FAIL 05 one_off 33x4097+1 (1 wrong element)\n"
+                       "SKIP 05 tma 33x4097+1 (needs compute capability 9.0, this GPU is 8.6)\n";
+    char text[1024];
+    capture(print_check_lines, &r, text, sizeof text);
+    expect(strcmp(text, want) == 0, "report: --check-only lines for PASS, FAIL and SKIP");
+    if (strcmp(text, want) != 0)
+        fprintf(stderr, "got:\n%s", text);
+
+    report_row unchecked;
+    memset(&unchecked, 0, sizeof unchecked);
+    expect(strcmp(row_check_word(&unchecked), "SKIP") == 0, "report: a row never checked is SKIP");
+}
+
+static void test_table_header(void)
+{
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.name, sizeof gpu.name, "Test GPU");
+    gpu.cc_major = 9;
+    options opt;
+    options_defaults(&opt);
+    opt.warmup = 1;
+    FILE *f = tmpfile();
+    print_table_header(f, &fake_step, &gpu, &opt,
+                       "L2 flushed by reading 240 MiB (4 x L2) with a kernel");
+    rewind(f);
+    char text[2048];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    const char *timing = strstr(text, "\nTiming   median and min of 20 runs after 1 warm-up; ");
+    expect(strncmp(text, "Step 05 (fake): A fake step\nGPU      Test GPU:", 45) == 0 &&
+               timing != NULL && strstr(timing, "flushed by reading 240 MiB") != NULL &&
+               strstr(timing, "hold kernel\n") != NULL && strchr(timing + 1, '\n')[1] == '\0',
+           "report: the header's one Timing line names the flush and the hold");
+}
+
+static void test_variant_list(void)
+{
+    FILE *f = tmpfile();
+    print_variant_list(f, &fake_step);
+    rewind(f);
+    char text[256];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    expect(strcmp(text, "fast\t0\ta fast kernel\ntma\t90\tneeds Hopper\n") == 0,
+           "report: --list-variants prints name, min_cc and summary, tab-separated");
+}
+
 /* ------------------------------------------------------------ arithmetic */
 
 static void test_bandwidth(void)
@@ -191,7 +540,8 @@ static void test_bandwidth(void)
      * In 1 ms that is 8.388608e9 B/s = 8.388608 GB/s. */
     expect(fabs(transpose_gbps(1024, 1024, 1.0) - 8.388608) < 1e-9, "bandwidth: 1024^2 in 1 ms");
     /* 32768^2: 2 * 2^30 * 4 = 8,589,934,592 bytes in 2 ms = 4294.967296 GB/s. */
-    expect(fabs(transpose_gbps(32768, 32768, 2.0) - 4294.967296) < 1e-6, "bandwidth: 32768^2 in 2 ms");
+    expect(fabs(transpose_gbps(32768, 32768, 2.0) - 4294.967296) < 1e-6,
+           "bandwidth: 32768^2 in 2 ms");
     expect(fabs(transpose_gbps(1, 1, 1.0) - 8e-6) < 1e-15, "bandwidth: 1x1 in 1 ms is 8 bytes");
 
     double odd[] = {5, 1, 3};
@@ -214,7 +564,8 @@ static void test_random_values(void)
     expect(finite && nonzero, "random: values are finite, normal and non-zero");
     expect(never_poison, "random: never the poison pattern");
     expect(same_bits(random_value(1, 99), random_value(1, 99)), "random: same seed, same value");
-    expect(!same_bits(random_value(1, 99), random_value(2, 99)), "random: the seed changes the value");
+    expect(!same_bits(random_value(1, 99), random_value(2, 99)),
+           "random: the seed changes the value");
 
     /* Neighbours must differ, or a kernel that shifts by one element could pass. */
     int neighbours_differ = 1;
@@ -230,6 +581,17 @@ int main(void)
     test_verifier();
     test_options_accept();
     test_options_reject();
+    test_shapes_accept();
+    test_shapes_reject();
+    test_shapes_exclusive();
+    test_format_shape();
+    test_flush_and_list();
+    test_flusher_sizes();
+    test_gpu_too_old();
+    test_report_csv();
+    test_report_check_lines();
+    test_table_header();
+    test_variant_list();
     test_bandwidth();
     test_random_values();
     return failures == 0 ? 0 : 1;

@@ -17,17 +17,15 @@ if [ ! -f "$CSV" ]; then
     echo "note: $CSV not generated yet ($REGEN); nothing to check"
     exit 0
 fi
-# Columns by name, so that the check survives new columns.
-src_col=$(head -n 1 "$CSV" | tr ',' '\n' | grep -nx source | cut -d: -f1)
-sum_col=$(head -n 1 "$CSV" | tr ',' '\n' | grep -nx sha256 | cut -d: -f1)
-if [ -z "$src_col" ] || [ -z "$sum_col" ]; then
-    echo "$CSV has no source and sha256 columns: $REGEN"
+require_python
+# The reference solutions' rows, "source sha256", read by column name.
+if ! recorded=$(python3 tools/results.py rows "$CSV" --where kernel=reference \
+        --column source,sha256 --separator ' ' 2>&1); then
+    echo "$CSV cannot be read ($recorded): $REGEN"
     exit 1
 fi
 
 stale=0
-recorded=$(awk -F, -v s="$src_col" -v h="$sum_col" \
-    'NR > 1 && $s ~ /^solutions\// && !seen[$s]++ { print $s, $h }' "$CSV")
 while read -r file sum; do
     [ -n "$file" ] || continue
     if [ ! -f "$file" ]; then

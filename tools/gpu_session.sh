@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Everything that needs the GPU, in a few batches that each fit in one
-# sitting on a lent or shared GPU machine. Run from the repository root:
+# Everything that needs the GPU, in batches that each fit in one sitting on a
+# lent or shared GPU machine (ten minutes or less on an H100 or H200). Run
+# from the repository root:
 #
-#   tools/gpu_session.sh test      build, then the full test suite -> docs/results/<gpu>-test.log,
-#                                  and full reports of steps 01 and 02 -> docs/results/<gpu>-reports.txt
-#   tools/gpu_session.sh bench     the shape sweep               -> docs/results/<gpu>.csv, <gpu>-env.txt
-#   tools/gpu_session.sh profile   Nsight Compute on every step  -> docs/results/<gpu>-profile.csv
-#                                  and the PyTorch/CuPy peers    -> docs/results/<gpu>-peers.csv
-#   tools/gpu_session.sh grade     reference timings of the exercise solutions
+#   tools/gpu_session.sh test      build, then the full test suite   -> docs/results/<gpu>-test.log
+#                                  and full reports of steps 01, 02  -> docs/results/<gpu>-reports.txt
+#   tools/gpu_session.sh bench     the shape sweep                   -> docs/results/<gpu>.csv, <gpu>-env.txt
+#                                  the old and new L2 flush          -> docs/results/<gpu>-timing.csv
+#   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/profile.py
+#                                                                    -> docs/results/<gpu>-profile.csv
+#                                  the other libraries               -> docs/results/<gpu>-peers.csv
+#   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
 #
+# Several may be given at once: tools/gpu_session.sh bench profile.
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
-# When OUT is set, the results are also packed into $OUT/results.tgz.
+# When OUT is set, the results and the test logs are packed into
+# $OUT/results.tgz, so a remote machine can send them back.
+# Exit code: the worst of the batches (0 when all passed).
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 export PATH=$PATH:/usr/local/cuda/bin
+die() { echo "gpu_session: error: $1" >&2; exit "${2:-3}"; }
 # shellcheck source=tools/cuda_env.sh
 . tools/cuda_env.sh
-GPU=${GPU:-$(gpu_slug "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)")}
-[ -n "$GPU" ] || { echo "error: no GPU visible (nvidia-smi found none)" >&2; exit 3; }
+require_nvidia_gpu "tools/gpu_session.sh runs GPU work"
+GPU=${GPU:-$(gpu_slug "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)")}
+export GPU
 RESULTS=docs/results
 JOBS=$(nproc)
 mkdir -p "$RESULTS"
@@ -28,67 +36,61 @@ pack() {
 }
 
 build() {
-    make -j"$JOBS" all >/dev/null || { echo "error: the build failed" >&2; exit 3; }
+    make -j"$JOBS" all >/dev/null || die "the build failed: run make all and read its errors"
 }
 
-case ${1:-} in
-test)
-    build
-    GPU_JOBS=4 bash tests/run_all.sh 2>&1 | tee "$RESULTS/$GPU-test.log"
-    status=${PIPESTATUS[0]}
-    { echo "# make test on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)";
-      echo "# $(nvcc --version | tail -n 1), $(date -u +%Y-%m-%dT%H:%MZ), command: GPU_JOBS=4 make test"; } \
-        | cat - "$RESULTS/$GPU-test.log" > "$RESULTS/$GPU-test.log.tmp" && mv "$RESULTS/$GPU-test.log.tmp" "$RESULTS/$GPU-test.log"
+run_test() {
+    GPU_JOBS=${GPU_JOBS:-4} bash tests/run_all.sh 2>&1 | tee "$RESULTS/$GPU-test.log.tmp"
+    local status=${PIPESTATUS[0]}
+    { echo "# make test on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+      echo "# $(nvcc --version | tail -n 1), $(date -u +%Y-%m-%dT%H:%MZ), command: make test"
+      cat "$RESULTS/$GPU-test.log.tmp"; } >"$RESULTS/$GPU-test.log"
+    rm -f "$RESULTS/$GPU-test.log.tmp"
     # The full human-readable report of the first two steps at a few shapes.
-    reports=$RESULTS/$GPU-reports.txt
-    : > "$reports"
+    local reports=$RESULTS/$GPU-reports.txt step
+    : >"$reports"
     for step in 01 02; do
-        for shape in 8192x8192 32768x32768 10007x7919; do
-            echo "\$ ./build/step$step --rows ${shape%x*} --cols ${shape#*x}" >> "$reports"
-            "./build/step$step" --rows "${shape%x*}" --cols "${shape#*x}" >> "$reports" 2>&1
-            echo >> "$reports"
-        done
+        echo "\$ ./build/step$step --shapes 8192x8192,32768x32768,10007x7919" >>"$reports"
+        "./build/step$step" --shapes 8192x8192,32768x32768,10007x7919 >>"$reports" 2>&1 || status=1
+        echo >>"$reports"
     done
-    pack
-    exit "$status"
-    ;;
-bench)
-    build
-    make bench GPU="$GPU" RESUME="${RESUME:-}"
-    status=$?
-    pack
-    exit "$status"
-    ;;
-profile)
-    build
-    csv=$RESULTS/$GPU-profile.csv
+    return "$status"
+}
+
+run_bench() {
+    local status=0
+    make bench GPU="$GPU" RESUME="${RESUME:-}" || status=1
+    make timing-study GPU="$GPU" || status=1
+    return "$status"
+}
+
+run_profile() {
+    local csv=$RESULTS/$GPU-profile.csv status=0 step shape baselines
     rm -f "$csv"
-    status=0
-    # The shapes the write-ups' PROFILE tables quote: every step at 4096 x 4096,
-    # the last two steps also at a large square and at odd shapes.
-    profile() { PROFILE_CSV=$csv make -s profile STEP="$1" ARGS="--rows ${2%x*} --cols ${2#*x}" || status=1; }
-    for step in $(ls -d steps/[0-9][0-9]_* | sed -E 's|steps/([0-9]{2})_.*|\1|'); do
-        profile "$step" 4096x4096
-    done
-    for shape in 16384x16384 10007x7919; do profile 09 $shape; profile 10 $shape; done
-    # The copy kernel and cuBLAS beside step 10 at a large square: how close to the copy is DRAM?
-    PROFILE_CSV=$csv PROFILE_CUBLAS=1 make -s profile STEP=10 ARGS="--rows 16384 --cols 16384" || status=1
-    for shape in 10007x7920 10008x7919 10008x7920; do profile 09 $shape; done
-    # cuBLAS's and the copy kernel's launch (threads, grid) and counters beside step 04's.
-    PROFILE_CSV=$csv PROFILE_CUBLAS=1 make -s profile STEP=04 ARGS="--rows 4096 --cols 4096" || status=1
+    # The plan: every step at 4096 x 4096, plus what the write-ups' PROFILE tables show.
+    while read -r step shape baselines; do
+        PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
+            status=1
+    done < <(python3 tools/profile.py plan)
     make -s peers GPU="$GPU" || status=1
-    pack
-    exit "$status"
-    ;;
-grade)
-    build
+    return "$status"
+}
+
+run_grade() {
     make reference-timings GPU="$GPU"
-    status=$?
-    pack
-    exit "$status"
-    ;;
-*)
-    echo "usage: tools/gpu_session.sh test|bench|profile|grade" >&2
-    exit 2
-    ;;
-esac
+}
+
+[ $# -gt 0 ] || die "say which batch: test, bench, profile or grade (see the top of $0)" 2
+worst=0
+build
+for batch in "$@"; do
+    case $batch in
+    test) run_test || worst=1 ;;
+    bench) run_bench || worst=1 ;;
+    profile) run_profile || worst=1 ;;
+    grade) run_grade || worst=1 ;;
+    *) die "unknown batch '$batch': use test, bench, profile or grade" 2 ;;
+    esac
+done
+pack
+exit "$worst"

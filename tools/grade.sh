@@ -29,10 +29,10 @@ LOG=$(mktemp -d "${TMPDIR:-/tmp}/grade.XXXXXX") || exit 3
 trap 'rm -rf "$LOG"' EXIT
 # shellcheck source=tools/grade_lib.sh
 . tools/grade_lib.sh
-# ROWSxCOLS[+OFFSET]: odd sizes, 1-wide matrices, shapes past the grid's
-# y limit (5,000,000 rows of 3), and pointers 4 but not 16 bytes aligned.
-SHAPES=(1x1 1x7 7x1 2x3+1 31x33 33x4097 4097x33 1000x1000 1000x1000+1 1001x999+2
-        33x4097+3 4097x33+1 10007x7919 3x5000000 5000000x3 3x5000000+1)
+# The shapes tagged `grade` in tests/shapes.txt, ROWSxCOLS[+OFFSET]: odd
+# sizes, 1-wide matrices, shapes past the grid's y limit (5,000,000 rows of
+# 3), and pointers 4 but not 16 bytes aligned.
+SHAPES=()
 
 usage() {
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
@@ -138,41 +138,61 @@ grade_one() {
         R_REASON="the timed run on $dims failed (exit $rc): $(first_error "$log/time.err")"
         return 1
     fi
-    # gpu,step,kernel,rows,cols,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check
-    local student reference step gpu
-    student=$(awk -F, '$3 == "student"' "$log/time.out")
-    reference=$(awk -F, '$3 == "reference"' "$log/time.out")
-    step=$(awk -F, '$3 == "step"' "$log/time.out")
-    gpu=$(awk -F, 'NR == 2 { print $1 }' "$log/time.out")
-    if [ -z "$student" ] || [ -z "$reference" ] || [ -z "$step" ]; then
+    # Each contender's row, read by column name (tools/results.py):
+    # check, median_ms, gbps, pct_of_copy, one per array entry.
+    local -a student reference step
+    local gpu
+    mapfile -t student < <(timed_cells "$log/time.out" student)
+    mapfile -t reference < <(timed_cells "$log/time.out" reference)
+    mapfile -t step < <(timed_cells "$log/time.out" step)
+    gpu=$(python3 tools/results.py value "$log/time.out" --column gpu --first 2>/dev/null)
+    if [ ${#student[@]} -eq 0 ] || [ ${#reference[@]} -eq 0 ] || [ ${#step[@]} -eq 0 ]; then
         R_STATUS=ERROR R_REASON="the timed run on $dims printed no results (exit $rc): $(head -n 1 "$log/time.err")"
         return 1
     fi
-    if [ "$(echo "$student" | cut -d, -f11)" != PASS ]; then
+    if [ "${student[0]}" != PASS ]; then
         R_REASON="wrong result in the timed run on $dims"
         [ "$verbose" = 1 ] && sed -e 's/^/    /' "$log/time.err" | head -n 12
         return 1
     fi
-    if [ "$(echo "$reference" | cut -d, -f11)" != PASS ] || [ "$(echo "$step" | cut -d, -f11)" != PASS ]; then
+    if [ "${reference[0]}" != PASS ] || [ "${step[0]}" != PASS ]; then
         R_STATUS=ERROR R_REASON="the reference or the step gave a wrong result on $dims: the repository is broken"
         return 1
     fi
-    R_GBPS=$(echo "$student" | cut -d, -f8)
-    R_PCT=$(echo "$student" | cut -d, -f9)
-    R_VSREF=$(awk -F, -v s="$student" -v r="$reference" \
-        'BEGIN { split(s, a, ","); split(r, b, ","); printf "%.2fx", b[6] / a[6] }')
-    R_VSSTEP=$(awk -F, -v s="$student" -v r="$step" \
-        'BEGIN { split(s, a, ","); split(r, b, ","); printf "%.2fx", b[6] / a[6] }')
+    R_GBPS=${student[2]}
+    R_PCT=${student[3]}
+    R_VSREF=$(time_ratio "${reference[1]}" "${student[1]}")
+    R_VSSTEP=$(time_ratio "${step[1]}" "${student[1]}")
     R_STATUS=PASS
     if [ "$verbose" = 1 ]; then
         echo "  speed on $dims, $gpu (median of the harness's timed runs; GB/s counts read + write):"
         printf '    %-10s %10s %9s %10s\n' kernel "median ms" "GB/s" "% of copy"
-        printf '%s\n%s\n%s\n' "$student" "$reference" "$step" |
-            awk -F, '{ printf "    %-10s %10.4f %9.1f %9.1f%%\n", $3, $6, $8, $9 }'
+        timed_line student "${student[@]}"
+        timed_line reference "${reference[@]}"
+        timed_line step "${step[@]}"
         echo "  vs reference: $R_VSREF (reference time / your time: above 1.00x you are faster)"
         echo "  vs step $nn:   $R_VSSTEP; what to expect: $dir/README.md"
     fi
     return 0
+}
+
+# timed_cells CSV KERNEL: check, median_ms, gbps and pct_of_copy of KERNEL's
+# row, one per line; nothing if the run printed no such row.
+timed_cells() {
+    python3 tools/results.py value "$1" --where kernel="$2" \
+        --column check,median_ms,gbps,pct_of_copy 2>/dev/null
+}
+
+# timed_line NAME CHECK MEDIAN_MS GBPS PCT: one line of the speed table
+# (awk formats the numbers: the shell's printf would follow the locale).
+timed_line() {
+    awk -v name="$1" -v ms="$3" -v gbps="$4" -v pct="$5" \
+        'BEGIN { printf "    %-10s %10.4f %9.1f %9.1f%%\n", name, ms, gbps, pct }'
+}
+
+# time_ratio A_MS B_MS: A / B as the summary shows it, e.g. 1.03x.
+time_ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'
 }
 
 # result_line NN: the one-line verdict of the last grade_one.
@@ -266,6 +286,11 @@ grade_every() {
 
 [[ $TIMED_SHAPE =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die_usage "GRADE_SHAPE must be ROWSxCOLS, not '$TIMED_SHAPE'"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "GRADE_TIMEOUT must be a number of seconds, not '$TIMEOUT'"
+if [ "${1:-}" != -h ] && [ "${1:-}" != --help ]; then
+    require_python
+    shape_list=$(bash tools/shapes.sh grade) || { echo "error: cannot read the grade shapes of tests/shapes.txt" >&2; exit 3; }
+    IFS=, read -r -a SHAPES <<< "$shape_list"
+fi
 
 case ${1:-} in
 -h | --help) usage; exit 0 ;;

@@ -38,6 +38,14 @@ require_gpu() {
     fi
 }
 
+# require_python: unless python3 is here, one line on stderr and exit 3.
+# tools/results.py reads the programs' CSV output by column name with it.
+require_python() {
+    command -v python3 >/dev/null 2>&1 && return 0
+    echo "error: python3 not found: tools/results.py reads the results with it" >&2
+    exit 3
+}
+
 # first_error FILE: its first line, without the harness's "error: " prefix.
 first_error() {
     local line

@@ -9,7 +9,7 @@
  * - `solution_NN` (solutions/NN_name/solution.cu): the reference answer;
  * - `stepNN` (the step's file in steps/NN_name/, compiled with -DTRANSPOSE_NO_MAIN):
  *   the step, whose default kernel (its first variant) runs as the third
- *   contestant.
+ *   variant, with the step's setup hook.
  *
  * With `-DGRADE_SOLUTION` the reference solution also stands in for the
  * student (build/grade_NN_solution), which proves that it passes.
@@ -25,45 +25,46 @@
 #error "compile with -DEXERCISE=NN, the exercise's two-digit number"
 #endif
 
-/** Paste two tokens after expanding them: GRADE_CAT(step, 05) is step05. */
-#define GRADE_CAT(a, b) GRADE_CAT_(a, b)
-/** Helper of GRADE_CAT(): pastes without expanding. */
-#define GRADE_CAT_(a, b) a##b
-/** Turn the expansion of @p x into a string literal. */
-#define GRADE_STR(x) GRADE_STR_(x)
-/** Helper of GRADE_STR(): stringizes without expanding. */
-#define GRADE_STR_(x) #x
-
 /** @brief The reference solution's kernel: `solution_NN` in solutions/NN_name/solution.cu. */
-extern "C" const kernel_variant GRADE_CAT(solution_, EXERCISE);
+extern "C" const kernel_variant HARNESS_CAT(solution_, EXERCISE);
 /** @brief The step: `stepNN` in the step's file, whose first variant is its default kernel. */
-extern "C" const step_desc GRADE_CAT(step, EXERCISE);
+extern "C" const step_desc HARNESS_CAT(step, EXERCISE);
 
 #ifdef GRADE_SOLUTION
 /** The kernel graded as the student's: here the reference solution itself. */
-#define STUDENT GRADE_CAT(solution_, EXERCISE)
+#define STUDENT HARNESS_CAT(solution_, EXERCISE)
 #else
 /** @brief The student's kernel: `exercise_NN` in exercises/NN_name/exercise.cu. */
-extern "C" const kernel_variant GRADE_CAT(exercise_, EXERCISE);
+extern "C" const kernel_variant HARNESS_CAT(exercise_, EXERCISE);
 /** The kernel graded as the student's. */
-#define STUDENT GRADE_CAT(exercise_, EXERCISE)
+#define STUDENT HARNESS_CAT(exercise_, EXERCISE)
 #endif
 
-/** @brief Run the three contestants of exercise EXERCISE through the harness. */
-int main(int argc, char **argv)
+/**
+ * @brief The grader's own step: the variants `student`, `reference` and `step`.
+ *
+ * Built inside a function, on its first call from main(), because it copies
+ * fields of objects defined in other files, and C++ does not say in which
+ * order the files' globals are initialised.
+ */
+static const step_desc &grader(void)
 {
-    const kernel_variant *reference = &GRADE_CAT(solution_, EXERCISE);
-    const step_desc *step = &GRADE_CAT(step, EXERCISE);
-    /* Built at run time: the three objects live in other translation units. */
-    const kernel_variant contestants[] = {
-        {"student", STUDENT.summary, STUDENT.launch},
-        {"reference", reference->summary, reference->launch},
-        {"step", step->variants[0].summary, step->variants[0].launch},
+    const kernel_variant &reference = HARNESS_CAT(solution_, EXERCISE);
+    const step_desc &step = HARNESS_CAT(step, EXERCISE);
+    static const kernel_variant variants[] = {
+        {"student", STUDENT.summary, STUDENT.launch, STUDENT.min_cc},
+        {"reference", reference.summary, reference.launch, reference.min_cc},
+        {"step", step.variants[0].summary, step.variants[0].launch, step.variants[0].min_cc},
     };
-    const step_desc grader = {
-        GRADE_STR(EXERCISE), step->name,
-        "Exercise " GRADE_STR(EXERCISE) ": your kernel vs the reference solution vs the step",
-        contestants, (int)(sizeof contestants / sizeof contestants[0]),
+    static const step_desc desc = {
+        HARNESS_STR(EXERCISE),
+        step.name,
+        "Exercise " HARNESS_STR(EXERCISE) ": your kernel vs the reference solution vs the step",
+        variants,
+        VARIANT_COUNT(variants),
+        step.setup,
     };
-    return run_step(argc, argv, &grader);
+    return desc;
 }
+
+STEP_MAIN(grader())

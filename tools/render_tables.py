@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Fill the generated result tables in README.md and docs/**/*.md.
+"""Fill the generated blocks in README.md, docs/**/*.md and exercises/*/README.md.
 
-Every number in the documentation comes from the committed result files in
-docs/results/; nobody types one by hand.  A document asks for a table with
-a pair of marker lines, and this script replaces whatever lies between them:
+Every number in the documentation comes from the committed result files
+(read through tools/results.py); nobody types one by hand.  A document asks
+for a block with a pair of marker lines, and this script replaces whatever
+lies between them:
 
   <!-- BEGIN TABLE steps=03,04 shapes=8192x8192,4096x4096 [gpu=h200] -->
   <!-- END TABLE -->
@@ -11,84 +12,78 @@ a pair of marker lines, and this script replaces whatever lies between them:
       steps, with median ms, GB/s, % of copy, vs cuBLAS and the check.
       The baselines are those of the FIRST listed step's run at that shape;
       the ratios of every row are the ones its own run printed.
-  <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [gpu=h200] -->
+  <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [baselines=yes]
+       [gpu=h200] -->   (on one line)
   <!-- END PROFILE -->
-      kernels x Nsight Compute metrics, from <gpu>-profile.csv.
+      kernels x Nsight Compute metrics, from <gpu>-profile.csv, labelled by
+      tools/metrics.py.  The copy kernel and cuBLAS appear when they were
+      profiled; baselines=yes asks `tools/profile.py plan` to profile them
+      beside the last listed step.
   <!-- BEGIN LADDER shape=8192x8192 [gpu=h200] -->
   <!-- END LADDER -->
       one row per step (its default kernel), plus the baselines.
-  <!-- BEGIN PEERS [shapes=...] [gpu=h200] -->
-  <!-- END PEERS -->
   <!-- BEGIN BAR step=10 [gpu=h200] -->
   <!-- END BAR -->
-      (the performance bar of the last step: each criterion, the measured
-      value of the step's default kernel, and whether it is met)
+      the performance bar of the last step: each criterion, the measured
+      value of the step's default kernel, and whether it is met.
+  <!-- BEGIN PEERS [shapes=...] [gpu=h200] -->
+  <!-- END PEERS -->
       PyTorch and CuPy against the copy bound, from <gpu>-peers.csv.
+  <!-- BEGIN STEPS -->
+  <!-- END STEPS -->
+      the table of steps: one row per steps/NN_name/ directory, its idea
+      being the title on the STEP_DEFINE("...") line of its .cu file.
+  <!-- BEGIN EXPECTED ex=05 [also=04,05:scalar] [gpu=h200] -->
+  <!-- END EXPECTED -->
+      what speed an exercise can expect: the reference solution and the
+      step, from docs/reference-timings.csv.  also= adds rows: NN is step
+      NN's row there, NN:VARIANT a variant of step NN from <gpu>.csv at the
+      same shape.
+  <!-- BEGIN REFERENCE -->
+  <!-- END REFERENCE -->
+      the whole of docs/reference-timings.csv: machine, table, sources.
 
-Marker lines must stand alone on their line; markers inside fenced code
-blocks are left alone, so documents can show the syntax.
+Shapes are written ROWSxCOLS or ROWSxCOLS+OFFSET.  Marker lines must stand
+alone on their line; markers inside fenced code blocks are left alone, so
+documents can show the syntax.
 
 Usage: tools/render_tables.py [--gpu h200] [--check] [FILE.md ...]
   --check   change nothing; exit 1 if any file would change (for make test).
-Exit codes: 0 done (or up to date), 1 out of date (--check), 2 bad marker.
+Exit codes: 0 done (or up to date), 1 out of date (--check), 2 bad marker
+or unreadable results.
 """
+
+from __future__ import annotations
+
 import argparse
-import csv
-import glob
 import math
 import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import metrics
+import results
+from results import Shape
+
+ROOT = results.ROOT
 RESULTS = "docs/results"
-BASELINES = ("memcpy", "copy_kernel", "cublas")
-KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR")
+REFERENCE_CSV = "docs/reference-timings.csv"
+REFERENCE_MD = "docs/reference-timings.md"
+KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE")
 BEGIN = re.compile(r"^\s*<!-- BEGIN (%s)\b(.*?)-->\s*$" % "|".join(KINDS))
 END = re.compile(r"^\s*<!-- END (%s) -->\s*$" % "|".join(KINDS))
 FENCE = re.compile(r"^\s*(```|~~~)")
 
-# Short column labels for the Nsight Compute metrics the write-ups use.
-# A metric not listed here is shown by its full name.
-METRIC_LABELS = {
-    "global_ld_sectors_per_request": "load sectors / request",
-    "global_st_sectors_per_request": "store sectors / request",
-    "shared_ld_wavefronts_per_request": "shared load wavefronts / instruction",
-    "shared_st_wavefronts_per_request": "shared store wavefronts / instruction",
-    "smsp__sass_inst_executed_op_shared_ld.sum": "shared load instructions",
-    "smsp__sass_inst_executed_op_shared_st.sum": "shared store instructions",
-    "gpu__time_duration.sum": "duration",
-    "dram__bytes_read.sum": "DRAM read",
-    "dram__bytes_write.sum": "DRAM write",
-    "dram__bytes.sum": "DRAM bytes",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM % of peak",
-    "l1tex__t_sector_hit_rate.pct": "L1 hit rate %",
-    "lts__t_sector_hit_rate.pct": "L2 hit rate %",
-    "lts__t_sectors_op_read.sum": "L2 read sectors",
-    "lts__t_sectors_op_write.sum": "L2 write sectors",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "global load requests",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global load sectors",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "global store requests",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global store sectors",
-    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio": "sectors / load request",
-    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio": "sectors / store request",
-    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared load bank conflicts",
-    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared store bank conflicts",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared load bank conflicts",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared store bank conflicts",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "shared load wavefronts",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "shared store wavefronts",
-    "smsp__inst_executed_op_shared_ld.sum": "shared load instructions",
-    "smsp__inst_executed_op_shared_st.sum": "shared store instructions",
-    "smsp__inst_executed_op_global_ld.sum": "global load instructions",
-    "smsp__inst_executed_op_global_st.sum": "global store instructions",
-    "smsp__inst_executed.sum": "instructions",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM % of peak",
-    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occupancy %",
-    "launch__registers_per_thread": "registers / thread",
-    "launch__occupancy_limit_registers": "block limit (registers)",
-    "launch__occupancy_limit_shared_mem": "block limit (shared memory)",
-    "launch__shared_mem_per_block_static": "static shared memory / block",
+# Columns whose cells are words, left-aligned; every other column after the
+# first holds numbers and is right-aligned.
+TEXT_COLUMNS = ("kernel", "library", "op", "check", "step", "idea", "write-up")
+
+# How the tables name the baselines (display only: the role column says
+# which rows are baselines).
+DISPLAY_NAMES = {
+    "memcpy": "cudaMemcpy D2D",
+    "copy_kernel": "copy kernel",
+    "cublas": "cuBLAS cublasSgeam",
 }
 
 
@@ -96,71 +91,74 @@ class MarkerError(Exception):
     """A marker the script cannot understand: reported as file:line."""
 
 
-# ------------------------------------------------------------- reading data
+# ------------------------------------------------------------- the result files
 
-def read_csv(path):
-    """Rows of a CSV as dicts, or None when the file does not exist."""
-    full = os.path.join(ROOT, path)
-    if not os.path.isfile(full):
-        return None
-    with open(full, newline="") as f:
-        return [row for row in csv.DictReader(f) if row.get("gpu")]
+class Loaded:
+    """One result file: its rows (None if it does not exist), path and origin."""
+
+    def __init__(self, rows, path: str, origin: str):
+        self.rows = rows
+        self.path = path
+        self.line = ("*Generated by tools/render_tables.py from %s (%s); do not edit "
+                     "by hand.*" % (path, origin))
 
 
-def read_env(gpu, stem):
-    """The key: value lines of <stem>-env.txt, else of <gpu>-env.txt."""
-    for name in (stem + "-env.txt", gpu + "-env.txt"):
-        full = os.path.join(ROOT, RESULTS, name)
-        if os.path.isfile(full):
+class Sources:
+    """The committed result files, each loaded on first use."""
+
+    def __init__(self):
+        self._cache: dict = {}
+
+    def _load(self, key, path, loader, env_stem):
+        if key not in self._cache:
+            full = os.path.join(ROOT, path)
+            try:
+                rows = loader(full) if os.path.isfile(full) else None
+            except results.ResultsError as err:
+                raise MarkerError(str(err)) from err
             env = {}
-            with open(full) as f:
-                for line in f:
-                    key, sep, value = line.partition(":")
-                    if sep:
-                        env[key.strip()] = value.strip()
-            return env
-    return {}
-
-
-class Results:
-    """One GPU's committed result files, loaded on first use."""
-
-    def __init__(self, gpu):
-        self.gpu = gpu
-        self._cache = {}
-
-    def load(self, stem):
-        """(rows or None, csv path, provenance line) for docs/results/<stem>.csv."""
-        if stem not in self._cache:
-            path = "%s/%s.csv" % (RESULTS, stem)
-            rows = read_csv(path)
-            env = read_env(self.gpu, stem)
-            name = env.get("gpu") or (rows[0]["gpu"] if rows else self.gpu)
+            for stem in (env_stem, key[1]):
+                env = env or results.read_env(os.path.join(ROOT, RESULTS,
+                                                           stem + "-env.txt"))
+            name = env.get("gpu") or (rows[0]["gpu"] if rows else key[1])
             when = env.get("date_utc")
             origin = "%s, %s UTC" % (name, when) if when else name
-            line = ("*Generated by tools/render_tables.py from %s (%s); do not edit by hand.*"
-                    % (path, origin))
-            self._cache[stem] = (rows, path, line)
-        return self._cache[stem]
+            self._cache[key] = Loaded(rows, path, origin)
+        return self._cache[key]
 
-    def bench(self):
-        """Bench rows grouped by run: {(step, rows, cols): [row, ...]} in CSV order."""
-        rows, path, line = self.load(self.gpu)
-        runs = {}
-        for row in rows or []:
-            runs.setdefault((row["step"], row["rows"], row["cols"]), []).append(row)
-        return rows, runs, path, line
+    def bench(self, gpu: str) -> Loaded:
+        return self._load(("bench", gpu), "%s/%s.csv" % (RESULTS, gpu),
+                          results.load_bench, gpu)
+
+    def profile(self, gpu: str) -> Loaded:
+        return self._load(("profile", gpu), "%s/%s-profile.csv" % (RESULTS, gpu),
+                          results.load_profile, gpu + "-profile")
+
+    def peers(self, gpu: str) -> Loaded:
+        return self._load(("peers", gpu), "%s/%s-peers.csv" % (RESULTS, gpu),
+                          results.load_peers, gpu + "-peers")
+
+    def runs(self, gpu: str) -> dict:
+        """The bench rows of gpu grouped by run: {(step, Shape): rows}."""
+        return results.group_runs(self.bench(gpu).rows or [])
+
+    def reference(self) -> Loaded:
+        """docs/reference-timings.csv; its origin is in its own columns."""
+        key = ("reference", "")
+        if key not in self._cache:
+            full = os.path.join(ROOT, REFERENCE_CSV)
+            try:
+                rows = results.load_reference(full) if os.path.isfile(full) else None
+            except results.ResultsError as err:
+                raise MarkerError(str(err)) from err
+            origin = "%s, %s" % (rows[0]["gpu"], rows[0]["date"]) if rows else "-"
+            self._cache[key] = Loaded(rows, REFERENCE_CSV, origin)
+        return self._cache[key]
 
 
 # ------------------------------------------------------------- formatting
 
-def number(text):
-    """The float in a CSV cell, or None."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if value == value else None  # NaN -> None
+number = results.number
 
 
 def fmt_ms(text):
@@ -197,30 +195,26 @@ def fmt_metric(text):
     return "%.3g" % value if abs(value) < 100 else "{:,.1f}".format(value)
 
 
-def shape_label(rows, cols):
-    return "%s x %s" % (rows, cols)
-
-
 def table(header, body):
-    """A Markdown table; numeric-looking columns are right-aligned."""
-    align = ["---"] + ["--:" if h not in ("kernel", "library", "op", "check", "step") else "---"
-                       for h in header[1:]]
+    """A Markdown table; numeric columns are right-aligned."""
+    align = ["---"] + ["---" if h in TEXT_COLUMNS else "--:" for h in header[1:]]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(cells) + " |" for cells in body]
     return lines
 
 
-def kernel_rows(run):
-    return [r for r in run if r["kernel"] not in BASELINES]
+def link(path, doc_dir, text):
+    """A Markdown link to a repository path, relative to the document."""
+    return "[%s](%s)" % (text, os.path.relpath(os.path.join(ROOT, path), doc_dir))
 
 
 def default_kernels(runs):
     """{step: name of its default kernel}: the first kernel row of its runs."""
     defaults = {}
-    for (step, _, _), run in runs.items():
-        kernels = kernel_rows(run)
-        if kernels and step not in defaults:
-            defaults[step] = kernels[0]["kernel"]
+    for (step, _), run in runs.items():
+        kernel = results.default_kernel(run)
+        if kernel is not None and step not in defaults:
+            defaults[step] = kernel["kernel"]
     return defaults
 
 
@@ -230,28 +224,27 @@ def kernel_label(step, kernel, default):
     return "%s %s (--variant %s)" % (step, default, kernel)
 
 
-def baselines(run):
-    """(copy-bound row, cublas row) of one run; either may be None."""
-    copies = [r for r in run if r["kernel"] in ("memcpy", "copy_kernel")]
-    best = max(copies, key=lambda r: number(r["gbps"]) or 0.0) if copies else None
-    cublas = next((r for r in run if r["kernel"] == "cublas"), None)
-    return best, cublas
+MEASURED_HEADER = ["median ms", "GB/s", "% of copy", "vs cuBLAS", "check"]
 
 
 def measured_cells(row):
-    return [fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]), fmt_pct(row["pct_of_copy"]),
-            fmt_ratio(row["vs_cublas"]), row.get("check") or "-"]
+    """The cells under MEASURED_HEADER."""
+    return [fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]),
+            fmt_pct(row["pct_of_copy"]), fmt_ratio(row["vs_cublas"]),
+            row.get("check") or "-"]
 
 
 def baseline_body(run, first_cell):
     """Rows for the copy bound and cuBLAS of one run."""
-    best, cublas = baselines(run)
+    best, library = results.copy_bound(run), results.library_row(run)
     body = []
     if best is not None:
-        body.append([first_cell, "copy bound (%s)" % best["kernel"]] + measured_cells(best))
+        body.append([first_cell, "copy bound (%s)" % best["kernel"]]
+                    + measured_cells(best))
         first_cell = ""
-    if cublas is not None:
-        body.append([first_cell, "cuBLAS cublasSgeam"] + measured_cells(cublas))
+    if library is not None:
+        name = DISPLAY_NAMES.get(library["kernel"], library["kernel"])
+        body.append([first_cell, name] + measured_cells(library))
     return body
 
 
@@ -259,7 +252,16 @@ def missing(gpu, path):
     return ["*No results committed yet for %s (%s is missing).*" % (gpu, path)]
 
 
-# ------------------------------------------------------------- the blocks
+def write_up(step_number):
+    """docs/steps/NN_name.md of a step, or None."""
+    for step in results.step_dirs():
+        path = "docs/steps/%s_%s.md" % (step.number, step.name)
+        if step.number == step_number and os.path.isfile(os.path.join(ROOT, path)):
+            return path
+    return None
+
+
+# ------------------------------------------------------------- marker parameters
 
 def split_list(params, key, where, required=True):
     value = params.get(key)
@@ -267,181 +269,385 @@ def split_list(params, key, where, required=True):
         if required:
             raise MarkerError("%s: missing %s=" % (where, key))
         return []
-    items = [v for v in value.split(",") if v]
-    if key in ("steps",):
-        for v in items:
-            if not re.fullmatch(r"\d\d", v):
-                raise MarkerError("%s: step '%s' is not two digits" % (where, v))
-    if key in ("shapes", "shape"):
-        for v in items:
-            if not re.fullmatch(r"\d+x\d+", v):
-                raise MarkerError("%s: shape '%s' is not ROWSxCOLS" % (where, v))
-    return items
+    return [v for v in value.split(",") if v]
 
 
-def render_table(results, params, where):
-    steps = split_list(params, "steps", where)
-    shapes = split_list(params, "shapes", where)
-    rows, runs, path, line = results.bench()
-    if rows is None:
-        return missing(results.gpu, path)
+def step_list(params, key, where, required=True):
+    steps = split_list(params, key, where, required)
+    for step in steps:
+        if not re.fullmatch(r"\d\d", step):
+            raise MarkerError("%s: step '%s' is not two digits" % (where, step))
+    return steps
+
+
+def shape_list(params, key, where, required=True):
+    try:
+        return [Shape.parse(v) for v in split_list(params, key, where, required)]
+    except ValueError as err:
+        raise MarkerError("%s: %s" % (where, err)) from err
+
+
+def yes_no(params, key, where):
+    value = params.get(key, "no")
+    if value not in ("yes", "no"):
+        raise MarkerError("%s: %s= takes yes or no, not '%s'" % (where, key, value))
+    return value == "yes"
+
+
+# ------------------------------------------------------------- result blocks
+
+def render_table(src, gpu, params, where, doc_dir):
+    steps = step_list(params, "steps", where)
+    shapes = shape_list(params, "shapes", where)
+    loaded = src.bench(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    runs = src.runs(gpu)
     defaults = default_kernels(runs)
     body = []
     for shape in shapes:
-        r, c = shape.split("x")
-        first = shape_label(r, c)
+        first = shape.label()
         # baselines from the first listed step that was run at this shape
-        base_step = next((s for s in steps if (s, r, c) in runs), None)
+        base_step = next((s for s in steps if (s, shape) in runs), None)
         if base_step is None:
             body.append([first, "not measured", "-", "-", "-", "-", "-"])
             continue
-        base = baseline_body(runs[(base_step, r, c)], first)
+        base = baseline_body(runs[(base_step, shape)], first)
         if base_step != steps[0]:
             for cells in base:
                 cells[1] += " (step %s run)" % base_step
         body += base
         for step in steps:
-            run = runs.get((step, r, c))
+            run = runs.get((step, shape))
             if run is None:
                 body.append(["", "%s not measured" % step, "-", "-", "-", "-", "-"])
                 continue
-            for row in kernel_rows(run):
+            for row in results.kernel_rows(run):
                 body.append(["", kernel_label(step, row["kernel"], defaults.get(step))]
                             + measured_cells(row))
-    note = ("Copy bound and cuBLAS: measured by the step %s program at each shape. Each row's "
-            "%% of copy and vs cuBLAS come from its own run." % steps[0])
-    return [line, "", note, ""] + table(
-        ["shape", "kernel", "median ms", "GB/s", "% of copy", "vs cuBLAS", "check"], body)
+    note = ("Copy bound and cuBLAS: measured by the step %s program at each shape. "
+            "Each row's %% of copy and vs cuBLAS come from its own run." % steps[0])
+    return [loaded.line, "", note, ""] + table(["shape", "kernel"] + MEASURED_HEADER,
+                                               body)
 
 
-def render_ladder(results, params, where, doc_dir):
-    shape = split_list(params, "shape", where)[0]
-    r, c = shape.split("x")
-    rows, runs, path, line = results.bench()
-    if rows is None:
-        return missing(results.gpu, path)
-    steps = sorted({s for (s, rr, cc) in runs if (rr, cc) == (r, c)})
+def render_ladder(src, gpu, params, where, doc_dir):
+    shape = shape_list(params, "shape", where)[0]
+    loaded = src.bench(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    runs = src.runs(gpu)
+    steps = sorted({s for (s, sh) in runs if sh == shape})
     if not steps:
-        return [line, "", "*No run at %s in %s.*" % (shape_label(r, c), path)]
-    body = baseline_body(runs[(steps[0], r, c)], "")
+        return [loaded.line, "", "*No run at %s in %s.*" % (shape.label(), loaded.path)]
+    body = baseline_body(runs[(steps[0], shape)], "")
     for step in steps:
-        kernels = kernel_rows(runs[(step, r, c)])
-        if not kernels:
+        kernel = results.default_kernel(runs[(step, shape)])
+        if kernel is None:
             continue
-        pages = glob.glob(os.path.join(ROOT, "docs", "steps", step + "_*.md"))
-        cell = step
-        if pages:
-            cell = "[%s](%s)" % (step, os.path.relpath(pages[0], doc_dir))
-        body.append([cell, kernels[0]["kernel"]] + measured_cells(kernels[0]))
-    note = ("%s, the default kernel of each step. Copy bound and cuBLAS: measured by the step %s "
-            "program. Each row's %% of copy and vs cuBLAS come from its own run."
-            % (shape_label(r, c), steps[0]))
-    return [line, "", note, ""] + table(
-        ["step", "kernel", "median ms", "GB/s", "% of copy", "vs cuBLAS", "check"], body)
+        page = write_up(step)
+        cell = link(page, doc_dir, step) if page else step
+        body.append([cell, kernel["kernel"]] + measured_cells(kernel))
+    note = ("%s, the default kernel of each step. Copy bound and cuBLAS: measured by "
+            "the step %s program. Each row's %% of copy and vs cuBLAS come from its "
+            "own run." % (shape.label(), steps[0]))
+    return [loaded.line, "", note, ""] + table(["step", "kernel"] + MEASURED_HEADER,
+                                               body)
 
 
-# The performance bar: (shapes, column, at least) criteria on the default kernel.
-BAR_SQUARE_SHAPES = ["32768x32768", "16384x16384", "8192x8192", "4096x4096", "12800x1280", "1280x12800"]
+# The performance bar: (shapes, column, at least, label) criteria on the
+# default kernel of the step.
+BAR_SQUARE_SHAPES = [Shape.parse(s) for s in (
+    "32768x32768", "16384x16384", "8192x8192", "4096x4096", "12800x1280", "1280x12800")]
 BAR_CRITERIA = [
     (BAR_SQUARE_SHAPES, "pct_of_copy", 95.0, "% of copy >= 95"),
     (BAR_SQUARE_SHAPES, "vs_cublas", 1.05, "vs cuBLAS >= 1.05x"),
-    (["10007x7919"], "vs_cublas", 1.0, "vs cuBLAS >= 1.00x"),
-    (["1x67108864", "67108864x1"], "pct_of_copy", 90.0, "% of copy >= 90"),
+    ([Shape(10007, 7919)], "vs_cublas", 1.0, "vs cuBLAS >= 1.00x"),
+    ([Shape(1, 67108864), Shape(67108864, 1)], "pct_of_copy", 90.0, "% of copy >= 90"),
 ]
 
 
-def render_bar(results, params, where):
-    """Each criterion of the bar against the step's default kernel, measured in one run per shape."""
-    step = split_list(params, "step", where)[0]
-    rows, runs, path, line = results.bench()
-    if rows is None:
-        return missing(results.gpu, path)
-    body, ratios = [], []
+def render_bar(src, gpu, params, where, doc_dir):
+    """Each criterion of the bar against the step's default kernel, measured in one
+    run per shape."""
+    step = step_list(params, "step", where)[0]
+    loaded = src.bench(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    runs = src.runs(gpu)
+    body, ratios, name = [], [], "?"
     for shapes, column, least, label in BAR_CRITERIA:
         for shape in shapes:
-            r, c = shape.split("x")
-            kernels = kernel_rows(runs.get((step, r, c), []))
-            if not kernels:
-                body.append([shape_label(r, c), label, "not measured", "-"])
+            kernel = results.default_kernel(runs.get((step, shape), []))
+            value = number(kernel[column]) if kernel else None
+            if value is None:
+                body.append([shape.label(), label, "not measured", "-"])
                 continue
-            value = number(kernels[0][column])
+            name = kernel["kernel"]
             if column == "vs_cublas" and shapes is BAR_SQUARE_SHAPES:
                 ratios.append(value)
             shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
-            body.append([shape_label(r, c), label, shown, "met" if value >= least else "**missed**"])
+            body.append([shape.label(), label, shown,
+                         "met" if value >= least else "**missed**"])
     if ratios and len(ratios) == len(BAR_SQUARE_SHAPES):
         geomean = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
-        body.append(["geometric mean of the six", "vs cuBLAS >= 1.10x", "%.3fx" % geomean,
-                     "met" if geomean >= 1.10 else "**missed**"])
-    note = ("Step %s's default kernel (`%s`); every ratio is taken within one run of the step program."
-            % (step, kernels[0]["kernel"] if kernels else "?"))
-    return [line, "", note, ""] + table(["shape", "criterion", "measured", "status"], body)
+        body.append(["geometric mean of the six", "vs cuBLAS >= 1.10x",
+                     "%.3fx" % geomean, "met" if geomean >= 1.10 else "**missed**"])
+    note = ("Step %s's default kernel (`%s`); every ratio is taken within one run of "
+            "the step program." % (step, name))
+    return [loaded.line, "", note, ""] + table(
+        ["shape", "criterion", "measured", "status"], body)
 
 
-def render_profile(results, params, where):
-    steps = split_list(params, "steps", where)
-    shape = split_list(params, "shape", where)[0]
-    metrics = split_list(params, "metrics", where)
-    r, c = shape.split("x")
-    rows, path, line = results.load(results.gpu + "-profile")
-    if rows is None:
-        return missing(results.gpu, path)
-    _, runs, _, _ = results.bench()
-    defaults = default_kernels(runs)
-    values = {}
-    kernels = []  # (step, kernel) in CSV order
-    for row in rows:
-        if row["step"] in steps and (row["rows"], row["cols"]) == (r, c):
+def render_profile(src, gpu, params, where, doc_dir):
+    steps = step_list(params, "steps", where)
+    shape = shape_list(params, "shape", where)[0]
+    wanted = split_list(params, "metrics", where)
+    yes_no(params, "baselines", where)  # only read by tools/profile.py's plan
+    loaded = src.profile(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    defaults = default_kernels(src.runs(gpu))
+    values, kernels, roles = {}, [], {}  # kernels: (step, kernel) in CSV order
+    for row in loaded.rows:
+        if row["step"] in steps and results.shape_of(row) == shape:
             key = (row["step"], row["kernel"])
             if key not in values:
                 values[key] = {}
                 kernels.append(key)
+                roles[key] = row["role"]
             values[key][row["metric"]] = row["value"]
+    if not kernels:
+        return [loaded.line, "", "*No profile of steps %s at %s in %s.*"
+                % (", ".join(steps), shape.label(), loaded.path)]
     # each step's default kernel first, its other variants next, baselines last
     rank = {k: i for i, k in enumerate(kernels)}
-    kernels.sort(key=lambda k: (steps.index(k[0]), k[1] in BASELINES,
+    kernels.sort(key=lambda k: (steps.index(k[0]), roles[k] != results.ROLE_KERNEL,
                                 k[1] != defaults.get(k[0]), rank[k]))
-    if not kernels:
-        return [line, "", "*No profile of steps %s at %s in %s.*"
-                % (", ".join(steps), shape_label(r, c), path)]
-    labels = [METRIC_LABELS.get(m, m) for m in metrics]
     body = []
     for step, kernel in kernels:
-        default = defaults.get(step) or next(k for s, k in kernels if s == step)
-        name = {"cublas": "cuBLAS cublasSgeam", "copy_kernel": "copy kernel"}.get(kernel)
-        body.append([name or kernel_label(step, kernel, default)]
-                    + [fmt_metric(values[(step, kernel)].get(m)) for m in metrics])
-    legend = "; ".join("%s = `%s`" % (METRIC_LABELS[m], m) for m in metrics if m in METRIC_LABELS)
-    out = [line, "", "%s, one kernel launch each." % shape_label(r, c), ""]
-    out += table(["kernel"] + labels, body)
+        if roles[(step, kernel)] == results.ROLE_KERNEL:
+            default = defaults.get(step) or next(k for s, k in kernels if s == step)
+            name = kernel_label(step, kernel, default)
+        else:
+            name = DISPLAY_NAMES.get(kernel, kernel)
+        measured = values[(step, kernel)]
+        body.append([name] + [fmt_metric(measured.get(m)) for m in wanted])
+    legend = "; ".join("%s = %s" % (metrics.label(m), metrics.explain(m))
+                       for m in wanted if metrics.label(m) != m)
+    out = [loaded.line, "", "%s, one kernel launch each." % shape.label(), ""]
+    out += table(["kernel"] + [metrics.label(m) for m in wanted], body)
     if legend:
         out += ["", "Metrics: " + legend + "."]
     return out
 
 
-def render_peers(results, params, where):
-    shapes = split_list(params, "shapes", where, required=False)
-    rows, path, line = results.load(results.gpu + "-peers")
-    if rows is None:
-        return missing(results.gpu, path)
+def peer_cells(row):
+    """(peer, op) cells of a peers row: the copy bound and the tutorial say so."""
+    peer = ("%s %s" % (row["peer"], row["version"])).strip()
+    op = "`%s`" % row["op"] if row["op"] else "-"
+    if row["role"] == results.ROLE_COPY:
+        op += " (copy bound)"
+    return peer, op
+
+
+def drop_empty_columns(header, body, first_numeric):
+    """header and body without the columns (from first_numeric on) that no
+    row fills: an older CSV lacks some of them."""
+    keep = [i for i in range(len(header))
+            if i < first_numeric or any(cells[i] != "-" for cells in body)]
+    return [header[i] for i in keep], [[cells[i] for i in keep] for cells in body]
+
+
+def render_peers(src, gpu, params, where, doc_dir):
+    shapes = shape_list(params, "shapes", where, required=False)
+    loaded = src.peers(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    rows = loaded.rows
     if shapes:
         order = {s: i for i, s in enumerate(shapes)}
-        rows = [row for row in rows if row["rows"] + "x" + row["cols"] in order]
-        rows.sort(key=lambda row: order[row["rows"] + "x" + row["cols"]])
+        rows = [row for row in rows if results.shape_of(row) in order]
+        rows.sort(key=lambda row: order[results.shape_of(row)])
     if not rows:
-        return [line, "", "*No rows for %s in %s.*" % (", ".join(shapes), path)]
+        return [loaded.line, "", "*No rows for %s in %s.*"
+                % (", ".join(map(str, shapes)), loaded.path)]
+    # Most rows share one timing method; the others are marked and named below.
+    methods = [row["method"] for row in rows if row["method"]]
+    usual = max(set(methods), key=methods.count) if methods else ""
+    others = sorted({m for m in methods if m != usual})
     body = []
     last = None
     for row in rows:
-        shape = shape_label(row["rows"], row["cols"])
-        code, sep, note = row["op"].partition(" (")  # "y.copy_(x) (copy bound)"
-        op = "`%s`" % code + (" (" + note if sep else "")
-        body.append([shape if shape != last else "", row["library"], op,
-                     fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]), fmt_pct(row["pct_of_copy"])])
+        shape = results.shape_of(row).label()
+        peer, op = peer_cells(row)
+        if row["method"] in others:
+            op += " " + "\\*" * (others.index(row["method"]) + 1)
+        body.append([shape if shape != last else "", peer, op,
+                     fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]),
+                     fmt_pct(row["pct_of_copy"]), fmt_ratio(row["vs_tutorial"]),
+                     row["check"] or "-"])
         last = shape
-    note = "% of copy: against a device-to-device copy of the same bytes timed in the same run."
-    return [line, "", note, ""] + table(
-        ["shape", "library", "op", "median ms", "GB/s", "% of copy"], body)
+    header, body = drop_empty_columns(
+        ["shape", "library", "op", "median ms", "GB/s", "% of copy", "vs tutorial",
+         "check"], body, 3)
+    note = ("% of copy: against a device-to-device copy of the same bytes timed in the "
+            "same run.")
+    if "vs tutorial" in header:
+        note += (" vs tutorial: the tutorial's time over this one (above 1.00x: faster "
+                 "than the tutorial).")
+    if usual:
+        note += " Timing: %s." % usual
+    for i, method in enumerate(others):
+        note += " %s: %s." % ("\\*" * (i + 1), method)
+    return [loaded.line, "", note, ""] + table(header, body)
+
+
+# ------------------------------------------------------------- the steps
+
+STEP_DEFINE_TITLE = re.compile(r'^\s*STEP_DEFINE\(\s*"((?:[^"\\]|\\.)*)"', re.M)
+STEP_DESC_START = re.compile(r'extern\s+"C"\s+const\s+step_desc\s+\w+\s*=\s*\{')
+STRING_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def c_string(text):
+    """The value of a C string literal's body (only \\" and \\\\ occur here)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def step_title(source):
+    """The title of a step file: the string on its STEP_DEFINE("...") line.
+
+    Files of the older form, `extern "C" const step_desc stepNN = {"NN",
+    "name", "title", ...}`, give the third string of the initializer.
+    """
+    match = STEP_DEFINE_TITLE.search(source)
+    if match:
+        return c_string(match.group(1))
+    start = STEP_DESC_START.search(source)
+    if start:
+        initializer = source[start.end():source.find("}", start.end())]
+        strings = STRING_LITERAL.findall(initializer)
+        if len(strings) >= 3:
+            return c_string(strings[2])
+    return None
+
+
+def step_source(step):
+    """(path, title) of the .cu file that defines the step, or (None, None)."""
+    folder = os.path.join(ROOT, step.path)
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".cu"):
+            with open(os.path.join(folder, entry)) as f:
+                title = step_title(f.read())
+            if title is not None:
+                return "%s/%s" % (step.path, entry), title
+    return None, None
+
+
+def render_steps(src, gpu, params, where, doc_dir):
+    body = []
+    for step in results.step_dirs():
+        path, title = step_source(step)
+        if path is None:
+            raise MarkerError("%s: %s has no .cu file with STEP_DEFINE(\"title\", ...)"
+                              % (where, step.path))
+        page = write_up(step.number)
+        name = "%s_%s" % (step.number, step.name)
+        body.append([link(path, doc_dir, name), title.replace("|", "\\|"),
+                     link(page, doc_dir, step.number) if page else "-"])
+    line = ("*Generated by tools/render_tables.py from the directories under steps/ "
+            "and the STEP_DEFINE line of each step's .cu file; do not edit by hand.*")
+    return [line, ""] + table(["step", "idea", "write-up"], body)
+
+
+# ------------------------------------------------------------- exercises
+
+def reference_rows_of(rows, exercise_number):
+    """{kernel: row} of one exercise in docs/reference-timings.csv."""
+    return {r["kernel"]: r for r in rows
+            if r["exercise"].split("_")[0] == exercise_number}
+
+
+def expected_extra(src, gpu, item, shape, rows, where):
+    """(label, row) for one also= item: NN or NN:VARIANT."""
+    step, _, variant = item.partition(":")
+    if not re.fullmatch(r"\d\d", step):
+        raise MarkerError("%s: also= takes NN or NN:VARIANT, not '%s'" % (where, item))
+    if not variant:
+        row = reference_rows_of(rows, step).get("step")
+        return "step %s" % step, row
+    run = src.runs(gpu).get((step, shape), [])
+    row = next((r for r in results.kernel_rows(run) if r["kernel"] == variant), None)
+    label = "step %s `--variant %s` (from %s)" % (step, variant, src.bench(gpu).path)
+    return label, row
+
+
+def render_expected(src, gpu, params, where, doc_dir):
+    exercise = step_list(params, "ex", where)[0]
+    loaded = src.reference()
+    if loaded.rows is None:
+        return missing("the exercises", loaded.path)
+    mine = reference_rows_of(loaded.rows, exercise)
+    reference, step = mine.get("reference"), mine.get("step")
+    if reference is None or step is None:
+        return [loaded.line, "", "*Exercise %s has no reference timing in %s.*"
+                % (exercise, loaded.path)]
+    shape = results.shape_of(reference)
+    reference_ms = number(reference["median_ms"])
+    entries = [("the reference solution", reference), ("step %s" % exercise, step)]
+    for item in split_list(params, "also", where, required=False):
+        entries.append(expected_extra(src, gpu, item, shape, loaded.rows, where))
+    body = []
+    for label, row in entries:
+        if row is None:
+            body.append([label, "-", "-", "-", "not measured"])
+            continue
+        ms = number(row["median_ms"])
+        versus = "%.2fx" % (ms / reference_ms) if ms and reference_ms else "-"
+        body.append([label, fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]),
+                     fmt_pct(row["pct_of_copy"]), versus])
+    grade_vs_step = number(step["median_ms"]) / reference_ms if reference_ms else None
+    note = ("Measured on the %s at %s, the shape `make grade` times (%s). A kernel as "
+            "fast as the reference grades about **1.00x vs reference** and **%s vs "
+            "step %s** there. *reference vs this*: the row's time over the "
+            "reference's, as `make grade` computes *vs step*; above 1.00x the "
+            "reference is faster. %% of copy carries over to other GPUs better than "
+            "GB/s does."
+            % (reference["gpu"], shape.label(),
+               link(REFERENCE_MD, doc_dir, REFERENCE_MD),
+               "%.2fx" % grade_vs_step if grade_vs_step else "-", exercise))
+    return [loaded.line, "", note, ""] + table(
+        ["kernel", "median ms", "GB/s", "% of copy", "reference vs this"], body)
+
+
+def render_reference(src, gpu, params, where, doc_dir):
+    loaded = src.reference()
+    if loaded.rows is None:
+        return missing("the exercises", loaded.path)
+    first = loaded.rows[0]
+    shape = results.shape_of(first)
+    out = [loaded.line, "",
+           "- GPU: " + first["gpu"],
+           "- Driver: " + first["driver"],
+           "- CUDA: " + first["cuda"],
+           "- Date: " + first["date"],
+           "- Shape: %s float32; the harness times each kernel on the same"
+           % shape.label(),
+           "  buffers (median of its timed runs, L2 flushed in between)", ""]
+    body = [[r["exercise"], r["kernel"], fmt_ms(r["median_ms"]), fmt_gbps(r["gbps"]),
+             fmt_pct(r["pct_of_copy"]), fmt_ratio(r["vs_cublas"])] for r in loaded.rows]
+    out += table(["exercise", "kernel", "median ms", "GB/s", "% of copy", "vs cuBLAS"],
+                 body)
+    out += ["", "Sources of the rows above. A solution's sha256 covers the solution "
+            "file and the exercise header it includes, if any:", ""]
+    seen = set()
+    for row in loaded.rows:
+        if row["source"] and row["source"] not in seen:
+            seen.add(row["source"])
+            out.append("- " + row["source"] + (": `%s`" % row["sha256"]
+                                               if row["sha256"] else ""))
+    return out
 
 
 # ------------------------------------------------------------- documents
@@ -456,46 +662,27 @@ def parse_params(text, where):
     return params
 
 
-ALLOWED = {
-    "TABLE": {"steps", "shapes", "gpu"},
-    "PROFILE": {"steps", "shape", "metrics", "gpu"},
-    "LADDER": {"shape", "gpu"},
-    "PEERS": {"shapes", "gpu"},
-    "BAR": {"step", "gpu"},
+RENDERERS = {
+    "TABLE": (render_table, {"steps", "shapes", "gpu"}),
+    "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
+    "LADDER": (render_ladder, {"shape", "gpu"}),
+    "PEERS": (render_peers, {"shapes", "gpu"}),
+    "BAR": (render_bar, {"step", "gpu"}),
+    "STEPS": (render_steps, set()),
+    "EXPECTED": (render_expected, {"ex", "also", "gpu"}),
+    "REFERENCE": (render_reference, set()),
 }
 
 
-def render_block(kind, params, where, default_gpu, cache, doc_dir):
-    unknown = set(params) - ALLOWED[kind]
-    if unknown:
-        raise MarkerError("%s: %s takes no %s" % (where, kind, ", ".join(sorted(unknown))))
-    gpu = params.get("gpu", default_gpu)
-    results = cache.setdefault(gpu, Results(gpu))
-    if kind == "TABLE":
-        return render_table(results, params, where)
-    if kind == "PROFILE":
-        return render_profile(results, params, where)
-    if kind == "LADDER":
-        return render_ladder(results, params, where, doc_dir)
-    if kind == "BAR":
-        return render_bar(results, params, where)
-    return render_peers(results, params, where)
-
-
-def render_document(path, text, default_gpu, cache):
-    """The document with every marked block regenerated."""
-    lines = text.split("\n")
-    out = []
-    i = 0
+def blocks(path, lines):
+    """(kind, params, where, begin index, end index) of every marked block."""
     in_fence = False
-    doc_dir = os.path.dirname(os.path.join(ROOT, path))
+    i = 0
     while i < len(lines):
-        line = lines[i]
-        if FENCE.match(line):
+        if FENCE.match(lines[i]):
             in_fence = not in_fence
-        begin = None if in_fence else BEGIN.match(line)
+        begin = None if in_fence else BEGIN.match(lines[i])
         if begin is None:
-            out.append(line)
             i += 1
             continue
         kind = begin.group(1)
@@ -503,42 +690,90 @@ def render_document(path, text, default_gpu, cache):
         j = i + 1
         while j < len(lines) and not END.match(lines[j]):
             if BEGIN.match(lines[j]):
-                raise MarkerError("%s: BEGIN %s has no END before the next BEGIN" % (where, kind))
+                raise MarkerError("%s: BEGIN %s has no END before the next BEGIN"
+                                  % (where, kind))
             j += 1
         if j == len(lines):
             raise MarkerError("%s: BEGIN %s has no END %s" % (where, kind, kind))
-        if END.match(lines[j]).group(1) != kind:
-            raise MarkerError("%s: BEGIN %s ends with END %s" % (where, kind, END.match(lines[j]).group(1)))
+        end_kind = END.match(lines[j]).group(1)
+        if end_kind != kind:
+            raise MarkerError("%s: BEGIN %s ends with END %s" % (where, kind, end_kind))
         params = parse_params(begin.group(2), where)
-        out.append(line)
-        out += [""] + render_block(kind, params, where, default_gpu, cache, doc_dir) + [""]
-        out.append(lines[j])
+        unknown = set(params) - RENDERERS[kind][1]
+        if unknown:
+            raise MarkerError("%s: %s takes no %s"
+                              % (where, kind, ", ".join(sorted(unknown))))
+        yield kind, params, where, i, j
         i = j + 1
-    return "\n".join(out)
+
+
+def render_document(path, text, default_gpu, src):
+    """The document with every marked block regenerated."""
+    lines = text.split("\n")
+    doc_dir = os.path.dirname(os.path.join(ROOT, path))
+    out = []
+    done = 0
+    for kind, params, where, begin, end in blocks(path, lines):
+        render = RENDERERS[kind][0]
+        out += lines[done:begin + 1]
+        out += [""] + render(src, params.get("gpu", default_gpu), params, where,
+                             doc_dir) + [""]
+        out.append(lines[end])
+        done = end + 1
+    return "\n".join(out + lines[done:])
 
 
 def documents():
+    """README.md, every Markdown file under docs/, every exercise's README.md."""
     paths = ["README.md"] if os.path.isfile(os.path.join(ROOT, "README.md")) else []
     for folder, _, files in sorted(os.walk(os.path.join(ROOT, "docs"))):
-        paths += sorted(os.path.relpath(os.path.join(folder, f), ROOT) for f in files if f.endswith(".md"))
+        paths += sorted(os.path.relpath(os.path.join(folder, f), ROOT)
+                        for f in files if f.endswith(".md"))
+    exercises = os.path.join(ROOT, "exercises")
+    for entry in sorted(os.listdir(exercises)) if os.path.isdir(exercises) else []:
+        if os.path.isfile(os.path.join(exercises, entry, "README.md")):
+            paths.append("exercises/%s/README.md" % entry)
     return paths
 
 
+def profile_requests():
+    """(steps, Shape, baselines) of every PROFILE block in the documents.
+
+    tools/profile.py's plan profiles exactly what the documents show.
+    """
+    requests = []
+    for path in documents():
+        with open(os.path.join(ROOT, path)) as f:
+            lines = f.read().split("\n")
+        for kind, params, where, _, _ in blocks(path, lines):
+            if kind == "PROFILE":
+                requests.append((step_list(params, "steps", where),
+                                 shape_list(params, "shape", where)[0],
+                                 yes_no(params, "baselines", where)))
+    return requests
+
+
 def main():
-    parser = argparse.ArgumentParser(description="Fill the generated result tables in the docs.")
-    parser.add_argument("--gpu", default="h200", help="results to use: docs/results/<gpu>.csv (default h200)")
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is out of date")
-    parser.add_argument("files", nargs="*", help="Markdown files (default: README.md and docs/**/*.md)")
+    parser = argparse.ArgumentParser(
+        description="Fill the generated blocks in the docs.")
+    parser.add_argument("--gpu", default="h200",
+                        help="results to use: docs/results/<gpu>.csv (default h200)")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 if a file is out of date")
+    parser.add_argument("files", nargs="*",
+                        help="Markdown files (default: README.md, docs/**/*.md, "
+                             "exercises/*/README.md)")
     args = parser.parse_args()
 
-    paths = [os.path.relpath(os.path.abspath(p), ROOT) for p in args.files] or documents()
-    cache = {}
+    paths = [os.path.relpath(os.path.abspath(p), ROOT) for p in args.files]
+    paths = paths or documents()
+    src = Sources()
     stale = []
     for path in paths:
         with open(os.path.join(ROOT, path)) as f:
             text = f.read()
         try:
-            new = render_document(path, text, args.gpu, cache)
+            new = render_document(path, text, args.gpu, src)
         except MarkerError as err:
             print("render_tables: error: %s" % err, file=sys.stderr)
             return 2
@@ -549,7 +784,8 @@ def main():
                     f.write(new)
     if args.check:
         for path in stale:
-            print("render_tables: %s is out of date: run 'make tables'" % path, file=sys.stderr)
+            print("render_tables: %s is out of date: run 'make tables'" % path,
+                  file=sys.stderr)
         return 1 if stale else 0
     for path in stale:
         print("render_tables: updated %s" % path, file=sys.stderr)

@@ -48,5 +48,5 @@ static size_t launch_naive_ldg(const float *in, float *out, size_t rows, size_t 
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_03 = {
     "naive_ldg", "your kernel: step 01's mapping with const __restrict__ and __ldg",
-    launch_naive_ldg,
+    launch_naive_ldg, ANY_GPU,
 };

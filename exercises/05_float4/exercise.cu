@@ -60,5 +60,5 @@ static size_t launch_float2(const float *in, float *out, size_t rows, size_t col
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_05 = {
     "float2", "your kernel: 8-byte loads of two elements per thread, scalar when unaligned",
-    launch_float2,
+    launch_float2, ANY_GPU,
 };

@@ -57,5 +57,5 @@ static size_t launch_shared_padded_32x16(const float *in, float *out, size_t row
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_07 = {
     "padded_32x16", "your kernel: 32x32 shared tile padded to 33 columns, 32x16 block",
-    launch_shared_padded_32x16,
+    launch_shared_padded_32x16, ANY_GPU,
 };

@@ -56,5 +56,5 @@ static size_t launch_swizzle_diagonal(const float *in, float *out, size_t rows, 
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_08 = {
     "swizzle_diagonal", "your kernel: XOR-swizzled 32x32 shared tile, tiles in diagonal order",
-    launch_swizzle_diagonal,
+    launch_swizzle_diagonal, ANY_GPU,
 };

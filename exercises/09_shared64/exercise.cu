@@ -3,10 +3,11 @@
  * @brief Exercise 09: fill step 09's 64 x 64 shared tile with float4 loads, correct for every
  *        shape and every 4-byte-aligned pointer.
  *
- * Keep step 09's tile (`tile[64][65]`) and 32 x 8 block, and change how the
- * tile is loaded: one 16-byte float4 load per thread per pass, 16 tile rows
- * per pass, with a scalar path wherever a float4 load is not allowed. The
- * task, hints and what speed to expect are in exercises/09_shared64/README.md.
+ * Keep step 09's 64 x 64 tile and 32 x 8 block, padded here (`tile[64][65]`)
+ * rather than swizzled, and change how the tile is loaded: one 16-byte
+ * float4 load per thread per pass, 16 tile rows per pass, with a scalar
+ * path wherever a float4 load is not allowed. The task, hints and what
+ * speed to expect are in exercises/09_shared64/README.md.
  *
  * Grade: `make grade EX=09`. Until the TODO is done the kernel writes
  * nothing, and the grader reports FAIL.
@@ -81,5 +82,5 @@ static size_t launch_shared64_float4(const float *in, float *out, size_t rows, s
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_09 = {
     "shared64_float4", "your kernel: 64x64 padded shared tile filled with float4 loads",
-    launch_shared64_float4,
+    launch_shared64_float4, ANY_GPU,
 };

@@ -74,5 +74,5 @@ static size_t launch_shared_padded_32x16(const float *in, float *out, size_t row
 /** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_07 = {
     "padded_32x16", "32x32 shared tile padded to 33 columns, 32x16 block, 2 elements per thread",
-    launch_shared_padded_32x16,
+    launch_shared_padded_32x16, ANY_GPU,
 };

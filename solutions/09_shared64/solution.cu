@@ -2,8 +2,9 @@
  * @file solution.cu
  * @brief Reference solution to exercise 09: fill step 09's 64 x 64 shared tile with float4 loads.
  *
- * The tile is step 09's, `tile[64][65]` (one padding column), moved by a
- * 32 x 8 block, 16 elements per thread. The load phase changes: a tile row
+ * The tile is step 09's 64 x 64, padded to `tile[64][65]` (one padding
+ * column) rather than swizzled, moved by a 32 x 8 block, 16 elements per
+ * thread. The load phase changes: a tile row
  * is 64 floats = 16 float4, so the block's 256 threads load 16 rows per pass
  * with one 16-byte load each (4 passes per tile) instead of 8 rows with two
  * 4-byte loads each (8 passes). The store phase is unchanged in spirit: a
@@ -122,5 +123,5 @@ static size_t launch_shared64_float4(const float *in, float *out, size_t rows, s
 /** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_09 = {
     "shared64_float4", "64x64 padded shared tile filled with float4 loads (scalar when unaligned), 32x8 block",
-    launch_shared64_float4,
+    launch_shared64_float4, ANY_GPU,
 };

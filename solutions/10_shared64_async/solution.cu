@@ -82,5 +82,5 @@ static size_t launch_double_buffered(const float *in, float *out, size_t rows, s
 /** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_10 = {
     "double_buffered", "two 64x64 padded shared buffers per block: copy tile t+1 in while writing tile t",
-    launch_double_buffered,
+    launch_double_buffered, ANY_GPU,
 };

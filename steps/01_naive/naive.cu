@@ -3,37 +3,30 @@
  * @brief Step 01: the naive transpose. One thread per element, reads coalesced, writes strided.
  *
  * ## The idea
- * Transposing a row-major M x N matrix `in` into the row-major N x M matrix
- * `out` is one assignment per element:
+ * Transposing the row-major M x N matrix `in` into the row-major N x M
+ * matrix `out` is one assignment per element,
+ * `out[col * M + row] = in[row * N + col]`, so the most direct kernel gives
+ * each element a thread. Blocks are 32 x 8 threads with `threadIdx.x` along
+ * a row of `in`, so a warp handles 32 neighbouring elements of one row:
+ * - its **reads** are 128 contiguous bytes, four whole 32-byte sectors:
+ *   *coalesced*;
+ * - its **writes** go to 32 addresses M * 4 bytes apart, a sector each for
+ *   4 useful bytes: *strided*. The L2 merges the partial sectors before
+ *   DRAM sees them.
  *
- *     out[col * M + row] = in[row * N + col]
- *
- * The most direct CUDA version gives every element its own thread. Threads
- * are grouped in 32 x 8 blocks; `threadIdx.x` runs along a row of the input.
- *
- * ## What the memory system sees
- * A warp is 32 threads with consecutive `threadIdx.x`, so one warp handles 32
- * neighbouring elements of one input row:
- * - **reads** `in[row * N + col .. col + 31]`: 128 contiguous bytes, four
- *   32-byte sectors. This is *coalesced*: one request, no wasted bytes.
- * - **writes** `out[col * M + row]` for 32 consecutive `col`: 32 addresses
- *   M * 4 bytes apart, 32 different sectors for 128 useful bytes. This is
- *   *strided*: each 32-byte sector is written with 4 useful bytes at a time,
- *   and the L2 has to merge partial sectors before DRAM sees them.
- *
- * Step 02 swaps which side is coalesced; the write-up compares the two.
+ * Step 02 swaps which side is coalesced.
  *
  * ## What it assumes
  * Nothing about the shape: any M, N >= 1. The grid is clamped to the
- * hardware limits and each block walks tiles with grid-stride loops
- * (kernel_utils.cuh), so 5,000,000 x 3 works. Indices are `size_t`, so
- * matrices of more than 2^31 elements work.
+ * hardware limits and blocks walk tiles with grid-stride loops
+ * (kernel_utils.cuh), so 5,000,000 x 3 works; `size_t` indices take more
+ * than 2^31 elements.
  *
  * ## Build and run
  *
  *     make step01
- *     ./build/step01 --rows 8192 --cols 8192
- *     make run STEP=01 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step01 --shapes 8192x8192
+ *     make run STEP=01 ARGS="--shapes 4096x4096"
  *
  * Write-up: docs/steps/01_naive.md
  */
@@ -75,15 +68,10 @@ static size_t launch_naive(const float *in, float *out, size_t rows, size_t cols
     return threads_launched(grid, block);
 }
 
-static const kernel_variant step01_variants[] = {
+/** The kernels of step 01; the first is the default. */
+static const kernel_variant variants[] = {
     {"naive", "one thread per element in 32x8 blocks; coalesced reads, strided writes",
-     launch_naive},
+     launch_naive, ANY_GPU},
 };
 
-/* Not static: the exercise grader links this step's kernel by this name. */
-extern "C" const step_desc step01 = {
-    "01", "naive", "Naive transpose: coalesced reads, strided writes",
-    step01_variants, 1,
-};
-
-STEP_MAIN(step01)
+STEP_DEFINE("Naive transpose: coalesced reads, strided writes", variants, NULL)

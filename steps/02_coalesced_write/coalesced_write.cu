@@ -3,27 +3,19 @@
  * @brief Step 02: turn the thread mapping around so that writes are coalesced and reads strided.
  *
  * ## What changed since step 01
- * One line of index arithmetic. In step 01 `threadIdx.x` walked along a row
- * of the *input*; here it walks along a row of the *output*, which is a
- * column of the input. Everything else (32 x 8 blocks, one element per
- * thread, grid-stride loops over tiles) is unchanged.
+ * One line of index arithmetic: `threadIdx.x` walks along a row of the
+ * *output*, which is a column of the input. Blocks, tiles and loops are
+ * step 01's.
  *
  * ## Why it should be faster
- * A transpose cannot make both sides contiguous for one warp without help
- * (step 06 brings that help: shared memory). So one side has to be strided,
- * and the question of this step is which:
- * - **writes** `out[col * M + row .. row + 31]` are now 128 contiguous bytes
- *   per warp: every 32-byte sector is written completely, once.
- * - **reads** `in[row * N + col]` for 32 consecutive `row` are N * 4 bytes
- *   apart: 32 sectors per warp for 128 useful bytes.
- *
- * A strided read fetches whole 32-byte sectors and uses 4 bytes of each, but
- * the other 28 bytes stay in L1/L2, and the neighbouring warps (the next
- * seven columns of the same rows) use them before they are evicted. A
- * strided write cannot be fixed up that way: each partial sector must be
- * merged in L2 with the rest of its sector before DRAM sees it.
- * The write-up measures both steps on the H200 and checks this argument
- * against Nsight Compute's sector counts.
+ * Without shared memory (step 06) one side has to be strided; this step
+ * asks which. A warp's **writes** are now 128 contiguous bytes, whole
+ * sectors written once. Its **reads** touch 32 sectors for 128 useful
+ * bytes, but the other 28 bytes of each sector stay in L1/L2, where the
+ * neighbouring warps (the next columns of the same rows) find them. A
+ * strided write has no such rescue: each partial sector must be merged in
+ * L2 before DRAM sees it. The write-up checks this against Nsight
+ * Compute's sector counts.
  *
  * ## What it assumes
  * Nothing about the shape: any M, N >= 1, past the grid limits and past
@@ -32,8 +24,8 @@
  * ## Build and run
  *
  *     make step02
- *     ./build/step02 --rows 8192 --cols 8192
- *     make run STEP=02 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step02 --shapes 8192x8192
+ *     make run STEP=02 ARGS="--shapes 4096x4096"
  *
  * Write-up: docs/steps/02_coalesced_write.md
  */
@@ -75,15 +67,10 @@ static size_t launch_coalesced_write(const float *in, float *out, size_t rows, s
     return threads_launched(grid, block);
 }
 
-static const kernel_variant step02_variants[] = {
+/** The kernels of step 02; the first is the default. */
+static const kernel_variant variants[] = {
     {"coalesced_write", "one thread per element, mapped along the output; strided reads, coalesced writes",
-     launch_coalesced_write},
+     launch_coalesced_write, ANY_GPU},
 };
 
-/* Not static: the exercise grader links this step's kernel by this name. */
-extern "C" const step_desc step02 = {
-    "02", "coalesced_write", "Coalesced writes, strided reads",
-    step02_variants, 1,
-};
-
-STEP_MAIN(step02)
+STEP_DEFINE("Coalesced writes, strided reads", variants, NULL)

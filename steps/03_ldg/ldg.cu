@@ -3,45 +3,28 @@
  * @brief Step 03: send step 02's strided reads through the read-only data path (`__ldg`).
  *
  * ## What changed since step 02
- * The kernel is step 02's, thread for thread: 32 x 8 blocks, one element per
- * thread, `threadIdx.x` along a row of the output (a column of the input),
- * so writes are coalesced and reads strided. Two things are new:
- * - the pointers are declared `const float *__restrict__ in` and
- *   `float *__restrict__ out`: a promise that the two never overlap, so
- *   nothing the kernel writes can change what it reads;
- * - the read is `__ldg(&in[...])`, which compiles to a non-coherent load
- *   (`ld.global.nc`, SASS `LDG.E.CONSTANT`): the read-only data path.
+ * The kernel is step 02's, thread for thread, with two additions: the
+ * pointers are `const float *__restrict__ in` and `float *__restrict__ out`
+ * (a promise that they never overlap), and the read is `__ldg(&in[...])`,
+ * a non-coherent load (`LDG.E.CONSTANT`) through the read-only data path.
  *
  * ## Why it might be faster
- * A warp's strided read touches 32 sectors and uses 4 bytes of each; the
- * next seven warps of the block read the next seven columns of the same
- * rows, i.e. the same 32 sectors. Whatever keeps those sectors close to the
- * SM between the first warp and the eighth decides how much traffic reaches
- * L2. On Kepler and Maxwell ordinary global loads were not cached in L1 by
- * default, but loads through the read-only (texture) path were: that is
- * what `__ldg` was for.
- *
- * Since Volta, L1 and the texture cache are one unit and ordinary global
- * loads are cached in L1 too. So on an H200 this step asks a real question
- * whose answer may be "no": the write-up measures it with Nsight Compute
- * (L1 and L2 hit rates, sectors per request), against two comparison
- * variants that isolate the effect:
- * - `restrict`: the same `__restrict__` pointers and a plain load; nvcc then
- *   picks the same non-coherent load by itself;
- * - `l2_only`: the load is `__ldcg` (cache in L2, not in L1), which shows
- *   what the L1 hits are worth by taking them away.
+ * The eight warps of a block read the same 32 sectors, one column each;
+ * whatever keeps those sectors near the SM decides how much traffic
+ * reaches L2. On Kepler and Maxwell only the read-only path cached global
+ * loads in L1. Since Volta, L1 caches ordinary loads too, so on an H200 the
+ * answer may be "no". Two variants isolate the effect: `restrict` (a plain
+ * load: nvcc picks the non-coherent one by itself) and `l2_only` (`__ldcg`:
+ * no L1 at all).
  *
  * ## What it assumes
- * `in` and `out` do not overlap (that is what `__restrict__` promises; the
- * harness allocates them separately). Nothing about the shape: any
- * M, N >= 1, past the grid limits and past 2^31 elements (see step 01).
+ * `in` and `out` do not overlap. Nothing about the shape (see step 01).
  *
  * ## Build and run
  *
  *     make step03
- *     ./build/step03 --rows 8192 --cols 8192
- *     ./build/step03 --rows 8192 --cols 8192 --variant l2_only
- *     make run STEP=03 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step03 --shapes 8192x8192
+ *     ./build/step03 --shapes 8192x8192 --variant l2_only
  *
  * Write-up: docs/steps/03_ldg.md
  */
@@ -105,19 +88,14 @@ static size_t launch_ldg(const float *in, float *out, size_t rows, size_t cols,
     return threads_launched(grid, block);
 }
 
-static const kernel_variant step03_variants[] = {
+/** The kernels of step 03; the first is the default. */
+static const kernel_variant variants[] = {
     {"ldg", "step 02 with const __restrict__ pointers and __ldg on the strided read",
-     launch_ldg<LOAD_LDG>},
+     launch_ldg<LOAD_LDG>, ANY_GPU},
     {"restrict", "const __restrict__ pointers, plain load: the compiler chooses the load",
-     launch_ldg<LOAD_PLAIN>},
+     launch_ldg<LOAD_PLAIN>, ANY_GPU},
     {"l2_only", "__ldcg: the strided read is cached in L2 only, never in L1",
-     launch_ldg<LOAD_L2_ONLY>},
+     launch_ldg<LOAD_L2_ONLY>, ANY_GPU},
 };
 
-/* Not static: the exercise grader links this step's kernel by this name. */
-extern "C" const step_desc step03 = {
-    "03", "ldg", "Read-only data path (__ldg) for the strided reads",
-    step03_variants, (int)(sizeof step03_variants / sizeof step03_variants[0]),
-};
-
-STEP_MAIN(step03)
+STEP_DEFINE("Read-only data path (__ldg) for the strided reads", variants, NULL)

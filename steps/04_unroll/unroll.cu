@@ -3,44 +3,30 @@
  * @brief Step 04: each thread moves several elements, all loads issued before any store.
  *
  * ## What changed since step 03
- * Step 03 gave every element its own thread: a thread issues one load, waits
- * for it (hundreds of cycles from DRAM), stores, and exits. Here a thread
- * moves UNROLL elements of one output column: it issues all UNROLL loads
- * into registers first, then all UNROLL stores. The 32 x 8 block stays, but
- * it now covers a 32 x (8 * UNROLL) tile of the output (sizes are x by y,
- * like dim3: output columns, then output rows); the default variant has
- * UNROLL = 4, a 32 x 32 tile. The mapping is step 03's (`threadIdx.x`
- * along an output row, so writes are coalesced), and so is the read path
- * (`const __restrict__`, `__ldg`).
+ * A thread moves UNROLL elements of one output column: all UNROLL loads
+ * into registers first, then all UNROLL stores, so a 32 x 8 block covers
+ * 32 x (8 * UNROLL) outputs. The mapping and `__ldg` are step 03's.
  *
  * ## Why it should be faster
  * A memory-bound kernel is fast when enough bytes are in flight to cover
- * the latency of DRAM. The UNROLL loads of one thread do not depend on each
- * other, so they are all outstanding at once: the same bytes in flight
- * with a quarter of the threads, and a quarter of the per-thread work
- * (index arithmetic, tile loops, block launches). The write-up compares the
- * thread count with cuBLAS's own launch.
+ * the latency of DRAM. The UNROLL loads do not depend on each other, so
+ * they are outstanding together: the same bytes in flight with a quarter
+ * of the threads, and a quarter of their index arithmetic.
  *
- * ## The block shape matters: variant `1d`
- * The same kernel launched with 256 x 1 blocks covers a 256 x UNROLL tile
- * instead of 32 x 32. Each thread does exactly the same work, yet a block
- * now reads only UNROLL = 4 floats of every 32-byte input sector it
- * touches; the other half of each sector belongs to another block, which
- * usually runs on another SM and fetches the sector from L2 again. The
- * write-up measures the extra L2 reads this costs (and whether DRAM sees
- * them too). `unroll8` is the 2D
- * block with UNROLL = 8 (a 32 x 64 tile), for the thread-count comparison.
+ * ## The variants
+ * `unroll4` (the default, 32 x 32 tiles); `unroll8` (32 x 64 tiles); `1d`:
+ * the default's work in 256 x 1 blocks on 256 x 4 tiles, where a block
+ * reads only half of each 32-byte input sector it touches and another
+ * block, usually on another SM, fetches the sector again.
  *
  * ## What it assumes
- * `in` and `out` do not overlap. Nothing about the shape: any M, N >= 1,
- * past the grid limits and past 2^31 elements (see step 01).
+ * `in` and `out` do not overlap. Nothing about the shape (see step 01).
  *
  * ## Build and run
  *
  *     make step04
- *     ./build/step04 --rows 8192 --cols 8192
- *     ./build/step04 --rows 8192 --cols 8192 --variant 1d
- *     make run STEP=04 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step04 --shapes 8192x8192
+ *     ./build/step04 --shapes 8192x8192 --variant 1d
  *
  * Write-up: docs/steps/04_unroll.md
  */
@@ -132,19 +118,14 @@ static size_t launch_1d(const float *in, float *out, size_t rows, size_t cols,
     return launch_with_block<4>(dim3(BLOCK_1D, 1), in, out, rows, cols, stream);
 }
 
-static const kernel_variant step04_variants[] = {
+/** The kernels of step 04; the first is the default. */
+static const kernel_variant variants[] = {
     {"unroll4", "4 elements per thread (loads, then stores), 32x8 blocks on 32x32 tiles",
-     launch_unroll4},
+     launch_unroll4, ANY_GPU},
     {"unroll8", "8 elements per thread, 32x8 blocks on 32x64 tiles",
-     launch_unroll8},
+     launch_unroll8, ANY_GPU},
     {"1d", "as unroll4 but 256x1 blocks on 256x4 tiles: each input sector split between two blocks",
-     launch_1d},
+     launch_1d, ANY_GPU},
 };
 
-/* Not static: the exercise grader links this step's kernel by this name. */
-extern "C" const step_desc step04 = {
-    "04", "unroll", "Several elements per thread: loads first, then stores",
-    step04_variants, (int)(sizeof step04_variants / sizeof step04_variants[0]),
-};
-
-STEP_MAIN(step04)
+STEP_DEFINE("Several elements per thread: loads first, then stores", variants, NULL)

@@ -3,68 +3,29 @@
  * @brief Step 05: 16-byte loads and 16-byte stores, through a 4 x 4 block transposed in registers.
  *
  * ## What changed since step 04
- * A thread now moves a *quad*: the 4 x 4 block of `in` at rows r0..r0+3,
- * columns c0..c0+3. It reads the quad's four rows with four float4 loads,
- * and writes the quad's four columns, which are pieces of four consecutive
- * rows of `out`, with four float4 stores; in between, the 4 x 4 block is
- * transposed in registers (it is only renaming: q[i][j] goes out as
- * element i of store j). Each thread moves 16 elements with 8 memory
- * instructions, where step 04's moved 4 with 8.
- *
- * A block is 8 x 32 threads: `threadIdx.x` runs along an output row as
- * before (8 quads = 32 input rows), `threadIdx.y` down the output (32 quads
- * = 128 input columns). A warp is therefore 8 quads wide and 4 quads high:
- * - each float4 **load** reads 4 adjacent quads of one input row
- *   (64 contiguous bytes) in each of 8 rows;
- * - each float4 **store** writes 8 adjacent quads of one output row
- *   (128 contiguous bytes) in each of 4 rows.
- * Both sides move whole 32-byte sectors (only where a row does not start
- * on a 32-byte boundary is a sector at either end of a piece shared).
- *
- * ## Why it should be faster
- * Fewer, wider instructions carry the same bytes: a quarter of step 04's
- * load and store instructions and a quarter of its threads. And unlike
- * step 04, whose reads used 4 bytes of every sector per request, both
- * sides now move whole sectors per request.
+ * A thread moves a *quad*, a 4 x 4 block of `in`: four float4 loads of its
+ * rows, then four float4 stores of its columns (pieces of four rows of
+ * `out`); the transpose in between is only a choice of registers. Each
+ * thread moves 16 elements with 8 memory instructions, where step 04
+ * moved 4.
  *
  * ## The alignment rule
- * A float4 access needs a 16-byte aligned address. Row r of `in` starts at
- * `in + r * cols`, so whether the rows start on 16-byte boundaries (all,
- * some or none of them) depends on the base pointer AND on `cols % 4`.
- * The kernel handles the base pointer by construction and the widths by a
- * test:
- * - it views each matrix as an array of float4 that begins at the 16-byte
- *   boundary at or before element 0, and shifts the quad grid by the
- *   difference, s = floats_past_16(pointer) (0 for aligned pointers,
- *   1 under `--offset 1`): quad (qr, qc) starts at row 4 qr - s_out,
- *   column 4 qc - s_in;
- * - if cols % 4 == 0, every input row then holds whole float4s and the
- *   quad's rows are float4 number qc of their rows: float4 loads. If not,
- *   row starts drift by cols % 4 floats per row and the loads are scalar;
- * - likewise the stores are float4 exactly when rows % 4 == 0.
- * Quads that stick out of the matrix (the first and last row and column of
- * quads, when the shape or shift leaves them partial) take the scalar path
- * with a bounds check per element. Nothing is skipped. The write-up draws
- * the rule as a diagram.
- *
- * The float4 arrays are indexed as arrays (`out4[k] = v`) rather than
- * written through a cast (`*(float4 *)(out + k) = v`): with nvcc 13 the
- * cast form compiled here to four 4-byte stores; the array form is one
- * 16-byte STG.E.128 (check with `cuobjdump --dump-sass build/step05`).
+ * A float4 access needs a 16-byte-aligned address. The kernel views each
+ * matrix as float4s from the 16-byte boundary at or before element 0 and
+ * shifts the quad grid to match (floats_past_16()). Then loads are float4
+ * when cols % 4 == 0, stores when rows % 4 == 0; edge quads and all other
+ * cases go scalar, checking every element. Stores index a float4 array
+ * (`out4[k] = v`); a cast `*(float4 *)(out + k)` compiled to 4-byte stores.
  *
  * ## What it assumes
- * `in` and `out` do not overlap. The float4 paths need them 4-byte aligned,
- * as any `float *` is; the kernel checks this and otherwise stays scalar.
- * Nothing about the shape: any M, N >= 1, past the grid limits and past
- * 2^31 elements. The variant `scalar` runs the same kernel with the float4
- * paths switched off, to measure what the fallback costs.
+ * `in` and `out` do not overlap and are 4-byte aligned; any M, N >= 1.
+ * Variant `scalar` measures the fallback alone.
  *
  * ## Build and run
  *
  *     make step05
- *     ./build/step05 --rows 8192 --cols 8192
- *     ./build/step05 --rows 8192 --cols 8192 --offset 1
- *     make run STEP=05 ARGS="--rows 10007 --cols 7919 --variant scalar"
+ *     ./build/step05 --shapes 8192x8192,8192x8192+1
+ *     ./build/step05 --shapes 10007x7919 --variant scalar
  *
  * Write-up: docs/steps/05_float4.md
  */
@@ -244,17 +205,12 @@ static size_t launch_scalar(const float *in, float *out, size_t rows, size_t col
     return launch_quads(in, out, rows, cols, false, stream);
 }
 
-static const kernel_variant step05_variants[] = {
+/** The kernels of step 05; the first is the default. */
+static const kernel_variant variants[] = {
     {"float4", "4x4 quads per thread: float4 loads and float4 stores where aligned, scalar elsewhere",
-     launch_float4},
+     launch_float4, ANY_GPU},
     {"scalar", "the same quads with the float4 paths switched off: the cost of the fallback",
-     launch_scalar},
+     launch_scalar, ANY_GPU},
 };
 
-/* Not static: the exercise grader links this step's kernel by this name. */
-extern "C" const step_desc step05 = {
-    "05", "float4", "float4 loads and stores through a 4x4 register transpose",
-    step05_variants, (int)(sizeof step05_variants / sizeof step05_variants[0]),
-};
-
-STEP_MAIN(step05)
+STEP_DEFINE("float4 loads and stores through a 4x4 register transpose", variants, NULL)

@@ -4,50 +4,29 @@
  *        no more bank conflicts.
  *
  * ## The idea
- * Step 06 reads a column of `float tile[32][32]` per warp. Word `(r, c)` of
- * that array is word `r * 32 + c`, in bank `(r * 32 + c) % 32 = c`, so all 32
- * words of a column share one bank and the read takes 32 passes (a 32-way
- * bank conflict).
- *
- * Declaring the tile one word wider, `float tile[32][33]`, changes only the
- * address arithmetic: word `(r, c)` is now word `r * 33 + c`, in bank
- * `(r + c) % 32`. Going down a column adds 1 to the bank at every row, so
- * the 32 words of a column land in 32 different banks, and so do the 32
- * words of a row. Both sides of the transpose take one pass per warp. The
- * 33rd column is never read or written; it costs 32 floats (128 bytes) per
- * tile.
+ * Declared one word wider, `float tile[32][33]`, element (r, c) of the
+ * tile is word r * 33 + c, in bank (r + c) % 32. Going down a column adds
+ * 1 to the bank at every row, so a column's 32 words land in 32 banks, and
+ * so do a row's: both sides of the transpose take one pass per warp. The
+ * 33rd column is never used; it costs 128 bytes per tile.
  *
  * ## What changed since step 06
- * One character: the tile's row length is `TILE + 1`. The block is still
- * 32 x 8 threads and each thread still moves four elements.
+ * One constant: each row of the tile is TILE + TILE_PADDING words long.
  *
- * ## Why padding is not always enough: the 16x16 variant
- * `shared_padded_16x16` pads a 16x16 tile to `float tile[16][17]`, with
- * 16 x 16 threads. A warp is then two rows of the block, so each shared
- * access covers two rows (or two columns) of the tile, and with 17-word
- * rows those two halves meet in one bank: a 2-way conflict on both the
- * store and the load. No padding fixes both sides at once for this block
- * shape; the write-up works through the bank numbers, and step 08 shows a
- * layout that does.
- *
- * | variant             | tile          | block | bank conflicts          |
- * | ------------------- | ------------- | ----- | ----------------------- |
- * | shared_padded       | 32x32 (+1)    | 32x8  | none                    |
- * | shared_padded_16x16 | 16x16 (+1)    | 16x16 | 2-way, store and load   |
+ * ## Why padding is not always enough
+ * `shared_padded_16x16` pads a 16x16 tile to 16x17, with 16 x 16 threads.
+ * A warp is then two rows of the block, and with 17-word rows its two
+ * halves meet in one bank: a 2-way conflict on both sides. Step 08 fixes
+ * that case.
  *
  * ## What it assumes
- * Nothing about the shape: any M, N >= 1. Tiles that hang over the edge of
- * the matrix load and store only the elements that exist. The grid is
- * clamped to the hardware limits and each block walks tiles with
- * grid-stride loops (kernel_utils.cuh); indices are `size_t`. Accesses are
- * 4 bytes wide, so any 4-byte-aligned pointer works.
+ * As step 06: any M, N >= 1 and 4-byte-aligned pointers.
  *
  * ## Build and run
  *
  *     make step07
- *     ./build/step07 --rows 8192 --cols 8192
- *     ./build/step07 --rows 4096 --cols 4096 --variant shared_padded_16x16
- *     make profile STEP=07 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step07 --shapes 8192x8192
+ *     ./build/step07 --shapes 4096x4096 --variant shared_padded_16x16
  *
  * Write-up: docs/steps/07_shared_padded.md
  */
@@ -65,7 +44,7 @@
  *
  * The block is TILE x BLOCK_ROWS threads; each thread moves TILE / BLOCK_ROWS
  * elements of a tile, one every BLOCK_ROWS rows. A template, so that the
- * 32x8 and 16x16 variants run exactly the same code.
+ * variants run exactly the same code.
  *
  * @tparam TILE       side of the square tile; also blockDim.x
  * @tparam BLOCK_ROWS blockDim.y
@@ -90,7 +69,7 @@ transpose_shared_padded(const float *__restrict__ in, float *__restrict__ out,
             const size_t col0 = tile_x * TILE;   // first column of `in` in this tile
 
             // Load: a warp reads along a row of `in` (coalesced) and stores
-            // along a row of `tile`.
+            // along a row of `tile` (consecutive words: no conflict).
             const size_t in_col = col0 + threadIdx.x;
 #pragma unroll
             for (int i = 0; i < TILE / BLOCK_ROWS; ++i) {
@@ -101,8 +80,9 @@ transpose_shared_padded(const float *__restrict__ in, float *__restrict__ out,
             }
             __syncthreads();   // the whole tile is loaded
 
-            // Store: row (col0 + r) of `out` is column r of the tile. Thanks
-            // to the padding, a column of `tile` touches every bank once.
+            // Store: row (col0 + r) of `out` is column r of the tile. A warp
+            // writes along a row of `out` (coalesced) and reads down a column
+            // of `tile`: thanks to the padding, every bank once.
             const size_t out_col = row0 + threadIdx.x;   // column of `out` = row of `in`
 #pragma unroll
             for (int i = 0; i < TILE / BLOCK_ROWS; ++i) {
@@ -121,8 +101,7 @@ transpose_shared_padded(const float *__restrict__ in, float *__restrict__ out,
  *        matrix: one block per tile, clamped to the grid limits.
  */
 template <int TILE, int BLOCK_ROWS>
-static size_t launch_shared_padded(const float *in, float *out, size_t rows, size_t cols,
-                                   cudaStream_t stream)
+static size_t launch_tiles(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     const dim3 block(TILE, BLOCK_ROWS);
     const dim3 grid = grid_for_tiles(ceil_div(cols, TILE), ceil_div(rows, TILE));
@@ -131,31 +110,23 @@ static size_t launch_shared_padded(const float *in, float *out, size_t rows, siz
 }
 
 /** @brief 32x33 padded tile, 32x8 block: four elements per thread (the default). */
-static size_t launch_shared_padded_32x8(const float *in, float *out, size_t rows, size_t cols,
-                                        cudaStream_t stream)
+static size_t launch_32x8(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_shared_padded<32, 8>(in, out, rows, cols, stream);
+    return launch_tiles<32, 8>(in, out, rows, cols, stream);
 }
 
 /** @brief 16x17 padded tile, 16x16 block: one element per thread; still 2-way conflicts. */
-static size_t launch_shared_padded_16x16(const float *in, float *out, size_t rows, size_t cols,
-                                         cudaStream_t stream)
+static size_t launch_16x16(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_shared_padded<16, 16>(in, out, rows, cols, stream);
+    return launch_tiles<16, 16>(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 07; the first is the default. */
-static const kernel_variant step07_variants[] = {
+static const kernel_variant variants[] = {
     {"shared_padded", "32x32 tile padded to 32x33, 32x8 block, 4 elements per thread; no bank conflicts",
-     launch_shared_padded_32x8},
+     launch_32x8, ANY_GPU},
     {"shared_padded_16x16", "16x16 tile padded to 16x17, 16x16 block; still a 2-way bank conflict",
-     launch_shared_padded_16x16},
+     launch_16x16, ANY_GPU},
 };
 
-/** Step 07 for the harness. Not static: the exercise grader links this step's kernels by this name. */
-extern "C" const step_desc step07 = {
-    "07", "shared_padded", "Padded shared-memory tile: coalesced reads and writes, no bank conflicts",
-    step07_variants, (int)(sizeof step07_variants / sizeof step07_variants[0]),
-};
-
-STEP_MAIN(step07)
+STEP_DEFINE("Padded shared-memory tile: coalesced reads and writes, no bank conflicts", variants, NULL)

@@ -4,57 +4,28 @@
  *        no wasted shared memory.
  *
  * ## The idea
- * Step 07 spread each column of the tile over the 32 banks by making every
- * row one word longer. Step 08 keeps the plain `float tile[32][32]` and
- * moves elements *within* their row instead: element `(r, c)` of the tile
- * is kept at column
- *
- *     c ^ r        (bitwise XOR)
- *
- * of row r. Its bank is then `(r * 32 + (c ^ r)) % 32 = c ^ r`.
- * - **Along a row** (fixed r, the load phase): `c -> c ^ r` is a bijection
- *   on 0..31, so the 32 elements of a row still fill 32 different columns
- *   and banks. Nothing collides, and the row still holds exactly its own
- *   32 elements: the tile needs no extra space.
- * - **Down a column** (fixed c, the store phase): `r -> c ^ r` is a
- *   bijection too, so the 32 elements of a column sit in 32 different banks.
- *
- * Both sides of the transpose take one pass per warp, as in step 07, and the
- * tile is 4096 bytes instead of 4224. The write-up has a table of the bank
- * numbers.
+ * Keep the plain `float tile[32][32]` and move elements *within* their
+ * row: element (r, c) is kept at column `c ^ r` of row r, in bank c ^ r.
+ * For a fixed r (a row, loaded) and for a fixed c (a column, stored) the
+ * XOR is one-to-one on 0..31, so both sides hit 32 different banks, and
+ * each row still holds exactly its own 32 elements.
  *
  * ## What changed since step 07
- * The padding is gone; every access to `tile` goes through swizzled_col().
- * A second variant, `shared_swizzle_16x16`, applies the same swizzle to the
- * 16x16 tile and 16x16 block that padding could not make conflict-free in
- * step 07.
- *
- * The swizzle is not entirely free. With padding, the four tile elements a
- * thread touches are a fixed distance apart, one base address plus
- * constant offsets; with XOR they are not, so the compiler keeps one
- * address per element and the kernel needs more registers, which can lower
- * the number of blocks an SM holds. `make profile STEP=08` prints
- * `launch__registers_per_thread` and the achieved occupancy next to step 07's.
- *
- * | variant              | tile  | block | shared bytes per block | bank conflicts |
- * | -------------------- | ----- | ----- | ---------------------- | -------------- |
- * | shared_swizzle       | 32x32 | 32x8  | 4096                   | none           |
- * | shared_swizzle_16x16 | 16x16 | 16x16 | 1024                   | none           |
+ * The padding is gone; every access to the tile goes through
+ * swizzled_col(). `shared_swizzle_16x16` is the 16x16 case padding could
+ * not fix. The swizzle is not free: the compiler keeps one address per
+ * element rather than one base plus constant offsets, so the kernel needs
+ * more registers (`make profile STEP=08` shows them).
  *
  * ## What it assumes
- * Nothing about the shape: any M, N >= 1. Tiles that hang over the edge of
- * the matrix load and store only the elements that exist; the swizzle only
- * moves elements inside the tile, so the edge tests are those of step 07.
- * The grid is clamped to the hardware limits and each block walks tiles with
- * grid-stride loops (kernel_utils.cuh); indices are `size_t`. Accesses are
- * 4 bytes wide, so any 4-byte-aligned pointer works.
+ * As step 07: any M, N >= 1 and 4-byte-aligned pointers. The swizzle only
+ * moves elements inside the tile, so the edge tests are step 07's.
  *
  * ## Build and run
  *
  *     make step08
- *     ./build/step08 --rows 8192 --cols 8192
- *     ./build/step08 --rows 4096 --cols 4096 --variant shared_swizzle_16x16
- *     make profile STEP=08 ARGS="--rows 4096 --cols 4096"
+ *     ./build/step08 --shapes 8192x8192
+ *     ./build/step08 --shapes 4096x4096 --variant shared_swizzle_16x16
  *
  * Write-up: docs/steps/08_shared_swizzle.md
  */
@@ -83,7 +54,7 @@ __device__ __forceinline__ unsigned swizzled_col(unsigned r, unsigned c)
  *
  * The block is TILE x BLOCK_ROWS threads; each thread moves TILE / BLOCK_ROWS
  * elements of a tile, one every BLOCK_ROWS rows. A template, so that the
- * 32x8 and 16x16 variants run exactly the same code.
+ * variants run exactly the same code.
  *
  * @tparam TILE       side of the square tile; also blockDim.x
  * @tparam BLOCK_ROWS blockDim.y
@@ -98,7 +69,8 @@ transpose_shared_swizzle(const float *__restrict__ in, float *__restrict__ out,
     static_assert(SMEM_BANKS % TILE == 0, "a warp must cover whole rows of the tile");
     static_assert(TILE * BLOCK_ROWS <= 1024, "a block holds at most 1024 threads");
 
-    __shared__ float tile[TILE][TILE];   // element (r, c) lives at tile[r][swizzled_col(r, c)]
+    // Element (r, c) lives at tile[r][swizzled_col(r, c)].
+    __shared__ float tile[TILE][TILE];
 
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles_x = ceil_div(cols, TILE);
@@ -107,8 +79,8 @@ transpose_shared_swizzle(const float *__restrict__ in, float *__restrict__ out,
             const size_t row0 = tile_y * TILE;   // first row of `in` in this tile
             const size_t col0 = tile_x * TILE;   // first column of `in` in this tile
 
-            // Load: a warp reads along a row of `in` (coalesced); element
-            // (r, threadIdx.x) goes to its swizzled column of row r.
+            // Load: a warp reads along a row of `in` (coalesced) and stores
+            // along a row of `tile` (consecutive words: no conflict).
             const size_t in_col = col0 + threadIdx.x;
 #pragma unroll
             for (int i = 0; i < TILE / BLOCK_ROWS; ++i) {
@@ -119,8 +91,9 @@ transpose_shared_swizzle(const float *__restrict__ in, float *__restrict__ out,
             }
             __syncthreads();   // the whole tile is loaded
 
-            // Store: row (col0 + r) of `out` is column r of the tile, that is
-            // elements (threadIdx.x, r), found at their swizzled columns.
+            // Store: row (col0 + r) of `out` is column r of the tile. A warp
+            // writes along a row of `out` (coalesced) and reads down a column
+            // of `tile`: thanks to the swizzle, every bank once.
             const size_t out_col = row0 + threadIdx.x;   // column of `out` = row of `in`
 #pragma unroll
             for (int i = 0; i < TILE / BLOCK_ROWS; ++i) {
@@ -139,8 +112,7 @@ transpose_shared_swizzle(const float *__restrict__ in, float *__restrict__ out,
  *        matrix: one block per tile, clamped to the grid limits.
  */
 template <int TILE, int BLOCK_ROWS>
-static size_t launch_shared_swizzle(const float *in, float *out, size_t rows, size_t cols,
-                                    cudaStream_t stream)
+static size_t launch_tiles(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     const dim3 block(TILE, BLOCK_ROWS);
     const dim3 grid = grid_for_tiles(ceil_div(cols, TILE), ceil_div(rows, TILE));
@@ -149,31 +121,23 @@ static size_t launch_shared_swizzle(const float *in, float *out, size_t rows, si
 }
 
 /** @brief 32x32 swizzled tile, 32x8 block: four elements per thread (the default). */
-static size_t launch_shared_swizzle_32x8(const float *in, float *out, size_t rows, size_t cols,
-                                         cudaStream_t stream)
+static size_t launch_32x8(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_shared_swizzle<32, 8>(in, out, rows, cols, stream);
+    return launch_tiles<32, 8>(in, out, rows, cols, stream);
 }
 
-/** @brief 16x16 swizzled tile, 16x16 block: one element per thread. */
-static size_t launch_shared_swizzle_16x16(const float *in, float *out, size_t rows, size_t cols,
-                                          cudaStream_t stream)
+/** @brief 16x16 swizzled tile, 16x16 block: one element per thread; no conflicts either. */
+static size_t launch_16x16(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_shared_swizzle<16, 16>(in, out, rows, cols, stream);
+    return launch_tiles<16, 16>(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 08; the first is the default. */
-static const kernel_variant step08_variants[] = {
+static const kernel_variant variants[] = {
     {"shared_swizzle", "32x32 tile with column c^r, 32x8 block, 4 elements per thread; no padding, no conflicts",
-     launch_shared_swizzle_32x8},
+     launch_32x8, ANY_GPU},
     {"shared_swizzle_16x16", "16x16 tile with column c^r, 16x16 block; the case padding could not fix",
-     launch_shared_swizzle_16x16},
+     launch_16x16, ANY_GPU},
 };
 
-/** Step 08 for the harness. Not static: the exercise grader links this step's kernels by this name. */
-extern "C" const step_desc step08 = {
-    "08", "shared_swizzle", "XOR-swizzled shared-memory tile: no bank conflicts, no padding",
-    step08_variants, (int)(sizeof step08_variants / sizeof step08_variants[0]),
-};
-
-STEP_MAIN(step08)
+STEP_DEFINE("XOR-swizzled shared-memory tile: no bank conflicts, no padding", variants, NULL)

@@ -1,0 +1,213 @@
+/**
+ * @file tile64.cuh
+ * @brief The 64x64 shared-memory tile of steps 09 and 10: its geometry, its
+ *        two layouts, the float4 store, the test for the 16-byte kernel and
+ *        the 4-byte kernel's work on one tile.
+ *
+ * A block of 32 x 8 = 256 threads moves one 64 x 64 tile of floats (16 KB)
+ * at a time through shared memory, 16 elements per thread. A 16-byte kernel
+ * moves it in float4 *chunks* when every row of `in` and `out` starts on a
+ * 16-byte boundary (vec4_fits()); a 4-byte kernel moves any other matrix.
+ * Step 09 introduces both; step 10 changes how a tile is loaded and in
+ * which order the tiles are taken. What the two steps share is here, so
+ * that each step file shows only its own idea.
+ */
+#ifndef TRANSPOSE_TILE64_CUH
+#define TRANSPOSE_TILE64_CUH
+
+#include <stddef.h>
+#include <cuda_runtime.h>
+
+#include "kernel_utils.cuh"
+
+/** Side of the square tile, in floats. */
+#define TILE 64
+/** Threads per block along x: one warp. */
+#define BLOCK_COLS 32
+/** Threads per block along y. */
+#define BLOCK_ROWS 8
+/** Threads per block. */
+#define THREADS (BLOCK_COLS * BLOCK_ROWS)
+/** Floats per 16-byte chunk (one float4). */
+#define VEC 4
+/** Chunks per tile row. */
+#define CHUNKS_PER_ROW (TILE / VEC)
+/** Tile rows that the block loads per pass of 16-byte loads. */
+#define ROWS_PER_PASS (THREADS / CHUNKS_PER_ROW)
+/** Shared-memory banks (4 bytes each). */
+#define SMEM_BANKS 32
+/** Chunks per 128-byte wavefront: the number of bank groups. */
+#define BANK_GROUPS (SMEM_BANKS / VEC)
+/**
+ * Blocks per multiprocessor that a kernel holding its 16 loaded floats in
+ * registers asks `__launch_bounds__` for. 5 x 256 threads leave 48
+ * registers per thread, which both of step 09's kernels fit without
+ * spilling; at 6 (40 registers) the 16-byte kernel spills (`-Xptxas -v`).
+ * Fewer where the multiprocessor holds fewer (Turing: 4).
+ */
+#define REGISTER_LOAD_BLOCKS_PER_SM \
+    (MAX_BLOCKS_PER_SM(THREADS) < 5 ? MAX_BLOCKS_PER_SM(THREADS) : 5)
+
+static_assert(TILE % ROWS_PER_PASS == 0, "the 16-byte load passes must cover the tile");
+static_assert(THREADS == CHUNKS_PER_ROW * CHUNKS_PER_ROW,
+              "one thread per 4x4 block of the tile on the way out");
+static_assert(CHUNKS_PER_ROW % BANK_GROUPS == 0, "the chunk swizzle must stay inside a row");
+static_assert(TILE % BLOCK_COLS == 0 && TILE % BLOCK_ROWS == 0,
+              "the 4-byte kernel moves whole warps of columns and whole block rows");
+static_assert(SMEM_BANKS == BLOCK_COLS, "the word swizzle assumes one warp spans the banks once");
+
+/**
+ * @brief The 16-byte kernel's layout: where chunk @p chunk of tile row
+ *        @p row lives, in float4 units.
+ *
+ * Rows are 16 chunks, unpadded. XOR with the row's 4-row group number
+ * (mod 8) permutes a row's chunks among themselves, and spreads the first
+ * rows of 8 vertically adjacent 4x4 blocks over the 8 bank groups, so a
+ * quarter-warp reading them is conflict-free (docs/steps/09_shared64.md).
+ */
+static __device__ __forceinline__ unsigned chunk_slot(unsigned row, unsigned chunk)
+{
+    return row * CHUNKS_PER_ROW + (chunk ^ ((row / VEC) % BANK_GROUPS));
+}
+
+/**
+ * @brief The 4-byte kernel's layout: where element (@p row, @p col) of the
+ *        tile lives.
+ *
+ * Step 08's swizzle, stretched to 64 columns: XOR with `row % 32` permutes
+ * columns 0-31 among themselves (and 32-63), so a row is still
+ * conflict-free, and a column's 32 consecutive rows land in 32 banks.
+ */
+static __device__ __forceinline__ unsigned word_slot(unsigned row, unsigned col)
+{
+    return row * TILE + (col ^ (row % SMEM_BANKS));
+}
+
+/**
+ * @brief `out4[index] = v`: one 16-byte store (`STG.E.128`).
+ *
+ * Step 05's rule: index an array of float4, so that the compiler sees a
+ * 16-byte-aligned address. Written as `*(float4 *)(out + k) = v` on a
+ * float pointer, nvcc 13 split some of these stores into 4-byte ones.
+ */
+static __device__ __forceinline__ void store_float4(float4 *out4, size_t index, float4 v)
+{
+    out4[index] = v;
+}
+
+/** @brief Rows (or columns) of the tile that starts at @p first of @p n: TILE except at the edge. */
+static __host__ __device__ __forceinline__ unsigned tile_extent(size_t n, size_t first)
+{
+    return (unsigned)(n - first < TILE ? n - first : TILE);
+}
+
+/**
+ * @brief True when the 16-byte kernel may run: every row of `in` and of
+ *        `out` starts on a 16-byte boundary.
+ *
+ * Then each tile is a whole number of chunks in both directions, and edge
+ * tiles need only a per-chunk bounds check.
+ */
+static inline bool vec4_fits(const float *in, const float *out, size_t rows, size_t cols)
+{
+    return rows % VEC == 0 && cols % VEC == 0 && is_aligned_16(in) && is_aligned_16(out);
+}
+
+/**
+ * @brief A way of loading the tile: a load into a register, then a store
+ *        into shared memory.
+ *
+ * A kernel first calls start() for every element or chunk it loads, then
+ * finish() for each, then wait(): so all of a thread's loads are in flight
+ * before the first store into the tile waits for its data. Step 10 adds a
+ * second way with the same three functions, which copies with `cp.async`.
+ */
+struct load_through_registers {
+    /** @brief Issue the load of the float or float4 at @p src into @p held. */
+    template <class T>
+    static __device__ __forceinline__ void start(T * /* slot */, const float *src, T &held)
+    {
+        held = *reinterpret_cast<const T *>(src);
+    }
+    /** @brief Store @p held into its @p slot of the tile. */
+    template <class T>
+    static __device__ __forceinline__ void finish(T *slot, const T &held)
+    {
+        *slot = held;
+    }
+    /** @brief Nothing to wait for: the stores into the tile are issued. */
+    static __device__ __forceinline__ void wait(void) {}
+};
+
+/**
+ * @brief The 4-byte kernel's work on one tile, for any shape and any
+ *        4-byte-aligned pointers: load it into @p tile, then write it out
+ *        transposed.
+ *
+ * Thread (@p tx, @p ty) of the 32 x 8 block moves elements (ty + 8i, tx)
+ * and (ty + 8i, tx + 32) of the tile, i = 0..7: a warp reads 32 consecutive
+ * floats of one row of `in`, and writes 32 consecutive floats of one row of
+ * `out`. Every element is bounds-checked, so edge tiles of any size work.
+ *
+ * @tparam Load how a word reaches the tile: load_through_registers, or
+ *              step 10's `cp.async` copies
+ * @param tile   the block's TILE x TILE shared buffer, laid out by word_slot()
+ * @param in     the rows x cols input, row-major
+ * @param out    the cols x rows output, row-major
+ * @param rows   rows of `in`
+ * @param cols   columns of `in`
+ * @param row0   first row of `in` in this tile
+ * @param col0   first column of `in` in this tile
+ * @param tx     this thread's lane in its warp, 0..31
+ * @param ty     its warp in the block, 0..7 (passed in, and computed once
+ *               per kernel: a 2D or a 1D block gives them differently)
+ */
+template <class Load>
+static __device__ __forceinline__ void transpose_tile_words(float *tile,
+                                                            const float *__restrict__ in,
+                                                            float *__restrict__ out,
+                                                            size_t rows, size_t cols,
+                                                            size_t row0, size_t col0,
+                                                            unsigned tx, unsigned ty)
+{
+    const unsigned height = tile_extent(rows, row0);
+    const unsigned width = tile_extent(cols, col0);
+
+    // Load: all 16 loads are started before the first is finished.
+    const float *src = in + (row0 + ty) * cols + col0 + tx;
+    float v[TILE / BLOCK_ROWS][TILE / BLOCK_COLS];   // what Load keeps in registers, if anything
+#pragma unroll
+    for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
+#pragma unroll
+        for (unsigned h = 0; h < TILE / BLOCK_COLS; ++h) {
+            const unsigned r = ty + i * BLOCK_ROWS, c = tx + h * BLOCK_COLS;   // (row, col) inside the tile
+            const float *p = src + i * BLOCK_ROWS * cols + h * BLOCK_COLS;
+            if (r < height && c < width)
+                Load::start(&tile[word_slot(r, c)], p, v[i][h]);
+        }
+#pragma unroll
+    for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
+#pragma unroll
+        for (unsigned h = 0; h < TILE / BLOCK_COLS; ++h) {
+            const unsigned r = ty + i * BLOCK_ROWS, c = tx + h * BLOCK_COLS;
+            if (r < height && c < width)
+                Load::finish(&tile[word_slot(r, c)], v[i][h]);
+        }
+    Load::wait();      // this thread's elements are in the tile
+    __syncthreads();   // so are everyone's
+
+    // Store: row c of this tile of `out` is column c of `tile`.
+    float *dst = out + (col0 + ty) * rows + row0 + tx;
+#pragma unroll
+    for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
+#pragma unroll
+        for (unsigned h = 0; h < TILE / BLOCK_COLS; ++h) {
+            const unsigned c = ty + i * BLOCK_ROWS;   // column of the tile = row of `out`
+            const unsigned r = tx + h * BLOCK_COLS;   // row of the tile = column of `out`
+            if (r < height && c < width)
+                dst[i * BLOCK_ROWS * rows + h * BLOCK_COLS] = tile[word_slot(r, c)];
+        }
+    __syncthreads();   // everyone is done reading before the next tile overwrites it
+}
+
+#endif /* TRANSPOSE_TILE64_CUH */
