@@ -181,9 +181,8 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
 #pragma unroll
         for (unsigned h = 0; h < TILE / BLOCK_COLS; ++h) {
             const unsigned r = ty + i * BLOCK_ROWS, c = tx + h * BLOCK_COLS;   // (row, col) inside the tile
-            const float *p = src + i * BLOCK_ROWS * cols + h * BLOCK_COLS;
             if (r < height && c < width)
-                Load::start(&tile[word_slot(r, c)], p, v[i][h]);
+                Load::start(&tile[word_slot(r, c)], src + i * BLOCK_ROWS * cols + h * BLOCK_COLS, v[i][h]);
         }
 #pragma unroll
     for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)

@@ -691,7 +691,8 @@ def what_is_there(rule: dict, arch: int, compiled: Compiled) -> str:
     base_re = re.compile(rule["opcode"])
     present = [op for listing in compiled.code.get(arch, {}).values() for op, _ in listing
                if base_re.fullmatch(opcode_parts(op)[0])]
-    return " (the code has %s)" % tally(present) if present else ""
+    found = measure(rule, arch, compiled)[1]
+    return " (the code has %s)" % tally(present) if present and tally(present) != found else ""
 
 
 def tally(opcodes: List[str]) -> str:
@@ -961,7 +962,8 @@ def sanitizer_records(text: str) -> List[SanitizerFinding]:
         if not body.strip():
             continue
         if body.startswith("  ") and records:
-            records[-1].lines.append(body.strip())
+            if not body.strip().startswith(("Host Frame:", "Saved host backtrace")):
+                records[-1].lines.append(body.strip())
         else:
             records.append(SanitizerFinding(body.strip(), []))
     return [r for r in records if not r.header.startswith(SANITIZER_NOISE)]
@@ -1003,6 +1005,10 @@ def describe_finding(tool: str, finding: SanitizerFinding) -> str:
     return "%s: %s%s%s" % (tool, header.rstrip(".:"), place, extra)
 
 
+def shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def pick_finding(records: List[SanitizerFinding]) -> Optional[SanitizerFinding]:
     """The record to show: a race analysis, else one that names a source line."""
     if not records:
@@ -1029,7 +1035,7 @@ def run_sanitizer(tool: str, program: Program, shapes: List[str], timeout: float
     if found is not None and (summary_count(ran.text) > 0 or ran.rc == SANITIZER_EXIT
                               or "hazard" in found.text or "Race" in found.header):
         return Verdict("FAIL", describe_finding(tool, found) + at,
-                       [r.text for r in records[:6]])
+                       [shorten(r.text, 240) for r in records[:3]])
     if ran.timed_out:
         return Verdict("FAIL", "%s: did not finish within %ds%s" % (tool, timeout, at))
     if ran.rc == SANITIZER_EXIT or summary_count(ran.text) > 0:
@@ -1123,6 +1129,11 @@ def contestants(text: str) -> Dict[str, dict]:
     return rows
 
 
+def ratio_text(ratio: float) -> str:
+    """2 decimals, or 2 significant digits below 0.1 (0.0026x, not 0.00x)."""
+    return "%.2fx" % ratio if ratio >= 0.1 else "%.2gx" % ratio
+
+
 def check_speed(subject: Subject, program: Path, shape: str, timeout: float) -> Tuple[
         Verdict, Optional[float]]:
     floor = subject.exercise.floor
@@ -1141,10 +1152,10 @@ def check_speed(subject: Subject, program: Path, shape: str, timeout: float) -> 
     details = best.lines + ["ratio = reference time / your time; floor %.2fx (%s)"
                             % (floor, "exercises/%s/grading.json" % subject.exercise.name)]
     if best.ratio >= floor:
-        return Verdict("PASS", "%.2fx the reference (floor %.2fx) at %s"
-                       % (best.ratio, floor, shape), details), best.ratio
-    return Verdict("FAIL", "correct but too slow (%.2fx the reference, floor %.2fx) at %s, "
-                   "best of %d runs" % (best.ratio, floor, shape, SPEED_ATTEMPTS),
+        return Verdict("PASS", "%s the reference (floor %.2fx) at %s"
+                       % (ratio_text(best.ratio), floor, shape), details), best.ratio
+    return Verdict("FAIL", "correct but too slow (%s the reference, floor %.2fx) at %s, "
+                   "best of %d runs" % (ratio_text(best.ratio), floor, shape, SPEED_ATTEMPTS),
                    details), best.ratio
 
 
@@ -1384,7 +1395,7 @@ def print_summary(results: List[Grade], heading: str) -> None:
         "", "correctness", "sanitizers", "technique", "speed", "ratio", "result"))
     for r in results:
         v = r.verdicts
-        ratio = "%.2fx" % r.ratio if r.ratio is not None else "-"
+        ratio = ratio_text(r.ratio) if r.ratio is not None else "-"
         print("%-22s %-11s %-10s %-9s %-5s %7s  %s" % (
             r.subject.name[:22], v["Correctness"].status, v["Sanitizers"].status,
             v["Technique"].status, v["Speed"].status, ratio, r.result))
@@ -1402,7 +1413,7 @@ def csv_row(result: Grade) -> dict:
         "sanitizers": v["Sanitizers"].status,
         "technique": v["Technique"].status,
         "speed": v["Speed"].status,
-        "speed_ratio": "%.3f" % result.ratio if result.ratio is not None else "",
+        "speed_ratio": "%.3g" % result.ratio if result.ratio is not None else "",
         "reason": result.reason(),
     }
 

@@ -115,14 +115,12 @@ transpose_shared64_scalar(const float *__restrict__ in, float *__restrict__ out,
 {
     __shared__ float tile[TILE * TILE];   // 16 KB, laid out by word_slot()
 
-    const unsigned tx = threadIdx.x;   // lane: column of `in`, then of `out`
-    const unsigned ty = threadIdx.y;   // warp: row of `in`, then of `out`
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles_x = ceil_div(cols, TILE);
     for (size_t tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y)
         for (size_t tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x)
             transpose_tile_words<load_through_registers>(tile, in, out, rows, cols, tile_y * TILE,
-                                                         tile_x * TILE, tx, ty);
+                                                         tile_x * TILE, threadIdx.x, threadIdx.y);
 }
 
 /**
