@@ -69,7 +69,8 @@ ROOT = results.ROOT
 RESULTS = "docs/results"
 REFERENCE_CSV = "docs/reference-timings.csv"
 REFERENCE_MD = "docs/reference-timings.md"
-KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE")
+KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE",
+         "TIMING")
 BEGIN = re.compile(r"^\s*<!-- BEGIN (%s)\b(.*?)-->\s*$" % "|".join(KINDS))
 END = re.compile(r"^\s*<!-- END (%s) -->\s*$" % "|".join(KINDS))
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -137,6 +138,10 @@ class Sources:
     def peers(self, gpu: str) -> Loaded:
         return self._load(("peers", gpu), "%s/%s-peers.csv" % (RESULTS, gpu),
                           results.load_peers, gpu + "-peers")
+
+    def timing(self, gpu: str) -> Loaded:
+        return self._load(("timing", gpu), "%s/%s-timing.csv" % (RESULTS, gpu),
+                          results.load_timing, gpu + "-timing")
 
     def runs(self, gpu: str) -> dict:
         """The bench rows of gpu grouped by run: {(step, Shape): rows}."""
@@ -503,6 +508,30 @@ def render_peers(src, gpu, params, where, doc_dir):
     return [loaded.line, "", note, ""] + table(header, body)
 
 
+def render_timing(src, gpu, params, where, doc_dir):
+    """The copy bound and the default kernel under each L2 flush, per shape."""
+    loaded = src.timing(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    body = []
+    for flush in ("write", "read"):
+        runs = results.group_runs([r for r in loaded.rows if r["flush"] == flush])
+        for (step, shape), run in runs.items():
+            copy, kernel = results.copy_bound(run), results.default_kernel(run)
+            if copy is None or kernel is None:
+                continue
+            body.append([shape.label(), FLUSH_NAMES[flush], fmt_ms(copy["median_ms"]),
+                         "%s %s" % (step, kernel["kernel"]), fmt_ms(kernel["median_ms"]),
+                         fmt_pct(kernel["pct_of_copy"])])
+    header = ["shape", "L2 flush", "copy bound ms", "kernel", "kernel ms", "% of copy"]
+    note = ("Median of the runs; the copy bound is the faster of cudaMemcpy and the copy "
+            "kernel in the same run.")
+    return [loaded.line, "", note, ""] + table(header, body)
+
+
+FLUSH_NAMES = {"write": "memset of 2 x L2 (old)", "read": "read of 4 x L2 (now)"}
+
+
 # ------------------------------------------------------------- the steps
 
 STEP_DEFINE_TITLE = re.compile(r'^\s*STEP_DEFINE\(\s*"((?:[^"\\]|\\.)*)"', re.M)
@@ -671,6 +700,7 @@ RENDERERS = {
     "STEPS": (render_steps, set()),
     "EXPECTED": (render_expected, {"ex", "also", "gpu"}),
     "REFERENCE": (render_reference, set()),
+    "TIMING": (render_timing, {"gpu"}),
 }
 
 

@@ -81,8 +81,11 @@ REFERENCE_COLUMNS = (
     "median_ms", "min_ms", "gbps", "pct_of_copy", "vs_cublas",
     "source", "sha256", "gpu", "driver", "cuda", "date",
 )
+# tools/timing_study.sh: the bench columns, plus the L2 flush each run used.
+TIMING_COLUMNS = BENCH_COLUMNS + ("flush",)
 LAYOUTS = {
     "bench": BENCH_COLUMNS,
+    "timing": TIMING_COLUMNS,
     "profile": PROFILE_COLUMNS,
     "peers": PEERS_COLUMNS,
     "reference": REFERENCE_COLUMNS,
@@ -271,6 +274,11 @@ def load_bench(path: str) -> list[dict]:
 def load_profile(path: str) -> list[dict]:
     """docs/results/<gpu>-profile.csv: one row per kernel and metric."""
     return load(path, "profile")
+
+
+def load_timing(path: str) -> list[dict]:
+    """docs/results/<gpu>-timing.csv: the old and the new L2 flush, side by side."""
+    return load(path, "timing")
 
 
 def load_peers(path: str) -> list[dict]:
