@@ -7,7 +7,7 @@
 #
 # Each grader links the exercise, the solution, the step's own file compiled
 # without its main() (the Makefile's .cu.nomain.o rule) and tools/grade_main.cu
-# compiled for that exercise.  tools/grade.sh drives them; docs/exercises.md
+# compiled for that exercise.  tools/grade.py drives them; docs/grading.md
 # explains the whole thing.
 
 EX_DIRS   := $(sort $(wildcard exercises/[0-9][0-9]_*))
@@ -23,9 +23,9 @@ EXTRA_BINS += $(GRADE_BINS)
 
 .PHONY: grade grade-selftest reference-timings
 
-grade: ## grade exercises: make grade EX=05 (one; SOLUTION=1 grades its solution), make grade (all)
-	@BUILD='$(BUILD)' bash tools/grade.sh \
-	    $(if $(EX),$(if $(SOLUTION),--solution )$(EX),--all)
+grade: ## grade exercises: make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv], make grade (all)
+	@BUILD='$(BUILD)' python3 tools/grade.py \
+	    $(if $(EX),$(EX)$(if $(SOLUTION), --solution)$(if $(FILE), --file '$(FILE)')$(if $(BATCH), --batch '$(BATCH)' --csv '$(or $(CSV),grades.csv)'),--all)
 
 grade-selftest: ## prove the grader: every solution passes, every untouched skeleton fails (GPU)
 	@BUILD='$(BUILD)' bash tools/grade.sh --all-solutions

@@ -6,7 +6,7 @@
 # gpu_slug NAME: the name result files use: "NVIDIA H200" -> h200,
 # "NVIDIA GeForce RTX 3080" -> rtx-3080 (tools/peers.py's slug() matches).
 gpu_slug() {
-    echo "$1" | sed -e 's/^NVIDIA //' -e 's/^GeForce //' | tr 'A-Z' 'a-z' \
+    echo "$1" | sed -e 's/^NVIDIA //' -e 's/^GeForce //' | tr '[:upper:]' '[:lower:]' \
         | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//'
 }
 
