@@ -69,7 +69,7 @@ ROOT = results.ROOT
 RESULTS = "docs/results"
 REFERENCE_CSV = "docs/reference-timings.csv"
 REFERENCE_MD = "docs/reference-timings.md"
-KINDS = ("TABLE", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE",
+KINDS = ("TABLE", "COMPACT", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE",
          "TIMING")
 BEGIN = re.compile(r"^\s*<!-- BEGIN (%s)\b(.*?)-->\s*$" % "|".join(KINDS))
 END = re.compile(r"^\s*<!-- END (%s) -->\s*$" % "|".join(KINDS))
@@ -334,6 +334,35 @@ def render_table(src, gpu, params, where, doc_dir):
             "Each row's %% of copy and vs cuBLAS come from its own run." % steps[0])
     return [loaded.line, "", note, ""] + table(["shape", "kernel"] + MEASURED_HEADER,
                                                body)
+
+
+def render_compact(src, gpu, params, where, doc_dir):
+    """One row per kernel and shape, the copy bound and cuBLAS of the same run as columns."""
+    steps = step_list(params, "steps", where)
+    shapes = shape_list(params, "shapes", where)
+    loaded = src.bench(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    runs = src.runs(gpu)
+    defaults = default_kernels(runs)
+    body = []
+    for shape in shapes:
+        for step in steps:
+            run = runs.get((step, shape))
+            if run is None:
+                body.append([shape.label(), "%s not measured" % step] + ["-"] * 5)
+                continue
+            copy, blas = results.copy_bound(run), results.library_row(run)
+            for row in results.kernel_rows(run):
+                body.append([shape.label(), kernel_label(step, row["kernel"], defaults.get(step)),
+                             fmt_ms(copy["median_ms"]) if copy else "-",
+                             fmt_ms(blas["median_ms"]) if blas else "-",
+                             fmt_ms(row["median_ms"]), fmt_pct(row["pct_of_copy"]),
+                             fmt_ratio(row["vs_cublas"])])
+    header = ["shape", "kernel", "copy ms", "cuBLAS ms", "kernel ms", "% of copy", "vs cuBLAS"]
+    note = ("Median times; copy and cuBLAS were timed in the same run as the kernel, so "
+            "% of copy = copy ms / kernel ms and vs cuBLAS = cuBLAS ms / kernel ms.")
+    return [loaded.line, "", note, ""] + table(header, body)
 
 
 def render_ladder(src, gpu, params, where, doc_dir):
@@ -693,6 +722,7 @@ def parse_params(text, where):
 
 RENDERERS = {
     "TABLE": (render_table, {"steps", "shapes", "gpu"}),
+    "COMPACT": (render_compact, {"steps", "shapes", "gpu"}),
     "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
     "LADDER": (render_ladder, {"shape", "gpu"}),
     "PEERS": (render_peers, {"shapes", "gpu"}),
