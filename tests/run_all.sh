@@ -584,6 +584,13 @@ docs_section() {
             fail "generated tables are out of date: run make tables ($(first_lines "$LOG/tables.log"))"
         fi
     fi
+    if [ -f tools/figures.py ] && command -v python3 >/dev/null; then
+        if python3 tools/figures.py --check >"$LOG/figures.log" 2>&1; then
+            pass "the write-ups' figures match tools/figures.py"
+        else
+            fail "figures are out of date: run python3 tools/figures.py ($(first_lines "$LOG/figures.log"))"
+        fi
+    fi
     diagrams_up_to_date
     if command -v doxygen >/dev/null; then
         if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
