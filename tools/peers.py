@@ -713,18 +713,18 @@ def add_ratios(rows):
             row["vs_tutorial"] = tutorial_ms / row["median_ms"]
 
 
-def measure_shape(bench, contenders, rows, cols, args):
-    """Every row of one shape. contenders: (class, its Peer or None), in table order."""
+def measure_shape(bench, entries, rows, cols, args):
+    """Every row of one shape. entries: (class, its Peer or None), in table order."""
     free, _ = bench.torch.cuda.mem_get_info()
     needed = 3 * rows * cols * 4   # x, y and the reference
     if needed > 0.9 * free:
         print("skip: %dx%d: x, y and the reference need %.1f GiB, %.1f GiB is free"
               % (rows, cols, needed / 2**30, free / 2**30))
         return [row_for(bench, peer or cls, rows, cols, "SKIP")
-                for cls, peer in contenders]
+                for cls, peer in entries]
     case = Case(bench.torch, rows, cols, args.seed)
     out = [measure_peer(bench, peer, case, args) if peer
-           else row_for(bench, cls, rows, cols, "SKIP") for cls, peer in contenders]
+           else row_for(bench, cls, rows, cols, "SKIP") for cls, peer in entries]
     add_ratios(out)
     del case
     bench.torch.cuda.empty_cache()
@@ -874,17 +874,17 @@ def main():
     bench = open_gpu()
     if bench is None:
         return EXIT_ENVIRONMENT
-    contenders, skipped = [], {}
+    entries, skipped = [], {}
     for cls in args.peers:
         try:
-            contenders.append((cls, cls(bench)))
+            entries.append((cls, cls(bench)))
         except Unavailable as err:
             print("skip: %s: %s" % (cls.key, err))
-            contenders.append((cls, None))
+            entries.append((cls, None))
             skipped[cls] = str(err)
     rows = []
     for shape_rows, shape_cols in args.shapes:
-        rows += measure_shape(bench, contenders, shape_rows, shape_cols, args)
+        rows += measure_shape(bench, entries, shape_rows, shape_cols, args)
     print_table(rows)
 
     gpu = args.gpu or slug(bench.gpu_name)
@@ -892,7 +892,7 @@ def main():
     csv_path = os.path.join(args.results, gpu + "-peers.csv")
     write_csv(csv_path, rows)
     write_env(os.path.join(args.results, gpu + "-peers-env.txt"), bench,
-              [peer for _, peer in contenders if peer], skipped, args)
+              [peer for _, peer in entries if peer], skipped, args)
     print("peers: wrote %s" % os.path.relpath(csv_path), file=sys.stderr)
     failed = [r for r in rows if r["check"] == "FAIL"]
     return EXIT_WRONG if failed else 0
