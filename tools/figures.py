@@ -642,7 +642,7 @@ def fig_01_memory_system():
         ("32-byte sectors they touch (/ requests = sectors per request)",
          ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
           "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
-        ("share of sectors found in L1 (stores count as misses)",
+        ("share of sectors found in L1 (loads and stores mixed)",
          ["l1tex__t_sector_hit_rate.pct"]),
     ])
     shared_top = end_global + 6
@@ -1364,7 +1364,7 @@ def fig_03_readonly():
                                                 sharing),
         "",
         "a warp also stores %d sectors, which" % store_sectors,
-        "L1 never keeps (they count as misses):",
+        "if L1 counts them all as misses:",
         "%d/%d x %d / (%d + %d) =" % (sharing - 1, sharing, load_sectors,
                                       load_sectors, store_sectors),
         "at most %.1f %% L1 hit rate" % (100 * rate),
