@@ -123,8 +123,8 @@ test: ## build everything and run the test suite (GPU tests skip without a GPU; 
 docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@command -v doxygen >/dev/null || { echo "error: doxygen not found: install it (apt-get install doxygen)" >&2; exit 3; }
 	@mkdir -p $(BUILD)/docs
-	$(call say,DOXY,build/docs/html/index.html)
-	$(Q)doxygen docs/Doxyfile > $(BUILD)/docs/doxygen.log
+	$(call say,DOXY,$(BUILD)/docs/html/index.html)
+	$(Q){ cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen - > $(BUILD)/docs/doxygen.log
 
 # Diagrams: docs/img/NAME.dot (Graphviz) -> docs/img/NAME.svg, which is
 # committed so that GitHub and the Doxygen site show it without Graphviz.
