@@ -591,6 +591,15 @@ docs_section() {
             fail "figures are out of date: run python3 tools/figures.py ($(first_lines "$LOG/figures.log"))"
         fi
     fi
+    if command -v cuobjdump >/dev/null && command -v c++filt >/dev/null; then
+        if BUILD=$BUILD python3 tools/sass_summary.py --check >"$LOG/sass.log" 2>&1; then
+            pass "docs/results/sass-sm_90.csv matches the steps' compiled code"
+        else
+            fail "the SASS summary is out of date: run python3 tools/sass_summary.py ($(first_lines "$LOG/sass.log"))"
+        fi
+    else
+        skip "SASS summary check (cuobjdump or c++filt not found)"
+    fi
     diagrams_up_to_date
     if command -v doxygen >/dev/null; then
         if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
