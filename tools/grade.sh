@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Grade the exercises: correctness on many shapes, then speed against the
-# reference solution and the step, all timed in one run on the same buffers.
+# The quick grader behind make test's exercise checks and `make grade-selftest`:
+# correctness on the graded shapes, then speed against the reference solution
+# and the step, all timed in one run on the same buffers. `make grade` runs
+# tools/grade.py instead, which adds the sanitizers and the technique checks
+# (docs/grading.md).
 #
-#   tools/grade.sh NN               grade exercises/NN_*/exercise.cu   (make grade EX=NN)
-#   tools/grade.sh --all            grade every exercise, then a summary (make grade)
+#   tools/grade.sh NN               grade exercises/NN_*/exercise.cu
+#   tools/grade.sh --all            grade every exercise, then a summary
 #   tools/grade.sh --solution NN    grade solutions/NN_*/solution.cu as if it were yours
 #   tools/grade.sh --all-solutions  every solution must pass:        one line PASS/FAIL each
 #   tools/grade.sh --all-skeletons  every untouched skeleton must FAIL with exit code 1:
