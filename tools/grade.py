@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
+from metrics import parse_ncu_raw_csv  # shared with tools/profile.py
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = os.environ.get("BUILD") or "build"
 BUILD_DIR = Path(BUILD) if Path(BUILD).is_absolute() else ROOT / BUILD
@@ -793,7 +795,7 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Optional[V
     if "ERR_NVGPUCTRPERM" in everything:
         return Verdict("SKIP", "profile checks skipped: ncu may not read this GPU's "
                        "performance counters (ERR_NVGPUCTRPERM)")
-    rows = ncu_rows(table)
+    rows = parse_ncu_raw_csv(table)
     if ran.rc != 0 or not rows:
         return Verdict("SKIP", "profile checks skipped: ncu profiled nothing (exit %d: %s)"
                        % (ran.rc, first_error_line(everything)))
@@ -821,16 +823,6 @@ def kernel_names(subject: Subject, timeout: float) -> List[str]:
         return []
     compiled = disassemble(cuobjdump, subject.obj, timeout)
     return sorted({simple_name(f) for functions in compiled.code.values() for f in functions})
-
-
-def ncu_rows(text: str) -> List[dict]:
-    """Rows of ncu's --page raw --csv output, the units row left out."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        return []
-    rows = list(csv.DictReader(lines[start:]))
-    return [r for r in rows if (r.get("ID") or "").strip() not in ("", "ID")]
 
 
 def number(text) -> float:
@@ -1094,7 +1086,7 @@ def time_once(program: Path, shape: str, timeout: float) -> Union[Timing, Verdic
     if ran.rc == 3 and DOES_NOT_FIT_RE.search(ran.err):
         return Verdict("SKIP", "the timed shape %s does not fit here: %s"
                        % (shape, first_error_line(ran.err)))
-    rows = contestants(ran.out)
+    rows = graded_rows(ran.out)
     if "student" not in rows or ran.rc not in (0, 1):
         return Verdict("FAIL", "timed run: " + stopped_why(ran, shape))
     if rows["student"].get("check") != "PASS":
@@ -1115,7 +1107,7 @@ def time_once(program: Path, shape: str, timeout: float) -> Union[Timing, Verdic
     return Timing(reference_ms / student_ms, lines)
 
 
-def contestants(text: str) -> Dict[str, dict]:
+def graded_rows(text: str) -> Dict[str, dict]:
     """The rows of student, reference and step in --csv output, read by column name."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("gpu,")), None)

@@ -141,7 +141,7 @@ grade_one() {
         R_REASON="the timed run on $dims failed (exit $rc): $(first_error "$log/time.err")"
         return 1
     fi
-    # Each contender's row, read by column name (tools/results.py):
+    # Each graded kernel's row, read by column name (tools/results.py):
     # check, median_ms, gbps, pct_of_copy, one per array entry.
     local -a student reference step
     local gpu

@@ -3,11 +3,13 @@
 One table for the profiler (tools/profile.py, which collects them and
 prints them) and for the write-ups' tables (tools/render_tables.py, which
 shows them under these labels).  A metric missing here is shown by its
-full ncu name.
+full ncu name.  parse_ncu_raw_csv() reads what ncu prints, for the profiler
+and for the grader's counter checks (tools/grade.py).
 """
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 
 
@@ -129,3 +131,13 @@ def explain(metric: str) -> str:
     if computed is None:
         return "`%s`" % metric
     return "`%s` / `%s`" % (computed.numerator, computed.denominator)
+
+
+def parse_ncu_raw_csv(text: str) -> list[dict]:
+    """Rows of ncu's `--page raw --csv` output as dicts, the units row skipped."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        return []
+    rows = list(csv.DictReader(lines[start:]))
+    return [r for r in rows if (r.get("ID") or "").strip() not in ("", "ID")]

@@ -35,7 +35,6 @@ not run.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import subprocess
@@ -191,16 +190,6 @@ def unknown_metrics(log: str, asked: list[str]) -> list[str]:
     return bad
 
 
-def parse_raw_csv(text: str) -> list[dict]:
-    """Rows of ncu's `--page raw --csv` output as dicts, the units row skipped."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        return []
-    rows = list(csv.DictReader(lines[start:]))
-    return [r for r in rows if (r.get("ID") or "").strip() not in ("", "ID")]
-
-
 class Profiler:
     """Runs the step program under ncu and remembers what ncu lacks."""
 
@@ -252,7 +241,7 @@ class Profiler:
                 self.drop_unknown(bad)
                 continue
             check_run(proc, everything, self.binary, tag)
-            rows = parse_raw_csv(log)
+            rows = metrics.parse_ncu_raw_csv(log)
             if proc.returncode != 0 or not rows:
                 errors = [
                     line.strip() for line in everything.splitlines()
