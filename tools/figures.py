@@ -791,42 +791,34 @@ def sector_figure(title, panels):
         items)
 
 
-def fig_01_sectors():
-    """Step 01: coalesced loads (4 sectors), strided stores (32 sectors)."""
+def scalar_sector_figure(step, index_of, block_cols, load_text, store_text):
+    """Sectors one warp of a one-float-per-thread kernel touches: steps 01 and 02."""
     loads, stores, in_idx, out_idx = [], [], [], []
-    for lane, tx, ty in lanes_of_warp(0, S01_BLOCK_COLS):
-        i, o = step01_naive(ROWS, COLS, 0, 0, tx, ty)
+    for lane, tx, ty in lanes_of_warp(0, block_cols):
+        i, o = index_of(ROWS, COLS, 0, 0, tx, ty)
         in_idx.append(i)
         out_idx.append(o)
         loads.append((lane, i * FLOAT_BYTES, FLOAT_BYTES))
         stores.append((lane, o * FLOAT_BYTES, FLOAT_BYTES))
     where = "warp 0 of block (0, 0), lane = threadIdx.x: "
     return sector_figure(
-        "Step 01: the sectors one warp touches (%d x %d)" % (ROWS, COLS),
-        [("load: in[row * cols + col]",
-          where + describe_indices("in", in_idx), loads, COLS * FLOAT_BYTES),
-         ("store: out[col * rows + row]",
-          where + describe_indices("out", out_idx), stores,
+        "Step %s: the sectors one warp touches (%d x %d)" % (step, ROWS, COLS),
+        [(load_text, where + describe_indices("in", in_idx), loads, COLS * FLOAT_BYTES),
+         (store_text, where + describe_indices("out", out_idx), stores,
           ROWS * FLOAT_BYTES)])
+
+
+def fig_01_sectors():
+    """Step 01: coalesced loads (4 sectors), strided stores (32 sectors)."""
+    return scalar_sector_figure("01", step01_naive, S01_BLOCK_COLS,
+                                "load: in[row * cols + col]", "store: out[col * rows + row]")
 
 
 def fig_02_sectors():
     """Step 02: strided loads (32 sectors), coalesced stores (4 sectors)."""
-    loads, stores, in_idx, out_idx = [], [], [], []
-    for lane, tx, ty in lanes_of_warp(0, S02_BLOCK_COLS):
-        i, o = step02_coalesced_write(ROWS, COLS, 0, 0, tx, ty)
-        in_idx.append(i)
-        out_idx.append(o)
-        loads.append((lane, i * FLOAT_BYTES, FLOAT_BYTES))
-        stores.append((lane, o * FLOAT_BYTES, FLOAT_BYTES))
-    where = "warp 0 of block (0, 0), lane = threadIdx.x: "
-    return sector_figure(
-        "Step 02: the sectors one warp touches (%d x %d)" % (ROWS, COLS),
-        [("load: in[out_col * cols + out_row]",
-          where + describe_indices("in", in_idx), loads, COLS * FLOAT_BYTES),
-         ("store: out[out_row * rows + out_col]",
-          where + describe_indices("out", out_idx), stores,
-          ROWS * FLOAT_BYTES)])
+    return scalar_sector_figure("02", step02_coalesced_write, S02_BLOCK_COLS,
+                                "load: in[out_col * cols + out_row]",
+                                "store: out[out_row * rows + out_col]")
 
 
 def fig_05_sectors():
