@@ -7,7 +7,7 @@
 #                                  and full reports of steps 01, 02  -> docs/results/<gpu>-reports.txt
 #   tools/gpu_session.sh bench     the shape sweep                   -> docs/results/<gpu>.csv, <gpu>-env.txt
 #                                  the old and new L2 flush          -> docs/results/<gpu>-timing.csv
-#   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/profile.py
+#   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/ncu_profile.py
 #                                                                    -> docs/results/<gpu>-profile.csv
 #                                  the other libraries               -> docs/results/<gpu>-peers.csv
 #   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
@@ -71,7 +71,7 @@ run_profile() {
     while read -r step shape baselines; do
         PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
             status=1
-    done < <(python3 tools/profile.py plan)
+    done < <(python3 tools/ncu_profile.py plan)
     make -s peers GPU="$GPU" || status=1
     return "$status"
 }

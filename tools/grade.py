@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from metrics import parse_ncu_raw_csv  # shared with tools/profile.py
+from metrics import parse_ncu_raw_csv  # shared with tools/ncu_profile.py
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = os.environ.get("BUILD") or "build"

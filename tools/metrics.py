@@ -1,6 +1,6 @@
 """The Nsight Compute metrics this repository collects, and their short labels.
 
-One table for the profiler (tools/profile.py, which collects them and
+One table for the profiler (tools/ncu_profile.py, which collects them and
 prints them) and for the write-ups' tables (tools/render_tables.py, which
 shows them under these labels).  A metric missing here is shown by its
 full ncu name.  parse_ncu_raw_csv() reads what ncu prints, for the profiler

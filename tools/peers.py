@@ -66,11 +66,6 @@ import time
 import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Python puts this script's folder first on the import path, and tools/ holds
-# scripts whose names shadow standard modules (tools/profile.py hides the
-# profile module that torch.compile imports). Nothing is imported from tools/.
-sys.path = [p for p in sys.path
-            if os.path.abspath(p or ".") != os.path.join(ROOT, "tools")]
 DEFAULT_LIB = os.path.join(ROOT, "build", "peers", "libtutorial.so")
 # The shapes of the tutorial's bar (README.md).
 DEFAULT_SHAPES = ("8192x8192,32768x32768,4096x4096,12800x1280,1280x12800,"

@@ -9,7 +9,7 @@
 #   tools/profile.sh --check-env                          (exit 3 unless a GPU and ncu are here)
 #
 # This script checks the machine (a GPU, ncu, python3) and hands over to
-# tools/profile.py, which holds the program: for each kernel variant of the
+# tools/ncu_profile.py, which holds the program: for each kernel variant of the
 # step (the one --variant names, or all of them that this GPU can run), one
 # short run of the step program under Nsight Compute,
 #
@@ -30,7 +30,7 @@
 # cannot be mistaken for ncu metrics): sectors per global load and store
 # request (4 = fully coalesced 4-byte accesses), and shared-memory
 # wavefronts per load and store instruction (1 = no bank conflict, 32 =
-# 32-way). `python3 tools/profile.py plan` lists what a full profiling
+# 32-way). `python3 tools/ncu_profile.py plan` lists what a full profiling
 # session measures (every step, and what the write-ups' tables show).
 #
 # Environment:
@@ -68,7 +68,7 @@ check_env() {
     NCU_BIN=$(find_cuda_tool ncu "${NCU:-}" /opt/nvidia/nsight-compute/*/ncu) \
         || die "Nsight Compute (ncu) not found: install it with the CUDA toolkit, put it on PATH or set NCU=/path/to/ncu"
     command -v python3 >/dev/null 2>&1 \
-        || die "python3 not found: tools/profile.py runs ncu and formats its output"
+        || die "python3 not found: tools/ncu_profile.py runs ncu and formats its output"
 }
 
 if [ "${1:-}" = "--check-env" ]; then
@@ -78,4 +78,4 @@ fi
 [ $# -ge 2 ] || die "usage: tools/profile.sh STEP BINARY [step arguments...] (or: make profile STEP=06)" 2
 [[ $1 =~ ^[0-9][0-9]$ ]] || die "bad step '$1': write two digits, e.g. 06" 2
 check_env
-exec python3 "$(dirname "$0")/profile.py" run --ncu "$NCU_BIN" "$@"
+exec python3 "$(dirname "$0")/ncu_profile.py" run --ncu "$NCU_BIN" "$@"

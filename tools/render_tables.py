@@ -17,7 +17,7 @@ lies between them:
   <!-- END PROFILE -->
       kernels x Nsight Compute metrics, from <gpu>-profile.csv, labelled by
       tools/metrics.py.  The copy kernel and cuBLAS appear when they were
-      profiled; baselines=yes asks `tools/profile.py plan` to profile them
+      profiled; baselines=yes asks `tools/ncu_profile.py plan` to profile them
       beside the last listed step.
   <!-- BEGIN LADDER shape=8192x8192 [gpu=h200] -->
   <!-- END LADDER -->
@@ -437,7 +437,7 @@ def render_profile(src, gpu, params, where, doc_dir):
     steps = step_list(params, "steps", where)
     shape = shape_list(params, "shape", where)[0]
     wanted = split_list(params, "metrics", where)
-    yes_no(params, "baselines", where)  # only read by tools/profile.py's plan
+    yes_no(params, "baselines", where)  # only read by tools/ncu_profile.py's plan
     loaded = src.profile(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
@@ -799,7 +799,7 @@ def documents():
 def profile_requests():
     """(steps, Shape, baselines) of every PROFILE block in the documents.
 
-    tools/profile.py's plan profiles exactly what the documents show.
+    tools/ncu_profile.py's plan profiles exactly what the documents show.
     """
     requests = []
     for path in documents():

@@ -6,7 +6,7 @@ or tool wrote:
 
   docs/results/<gpu>.csv          the benchmark sweep (tools/bench.sh): the
                                   rows the step programs print with --csv
-  docs/results/<gpu>-profile.csv  Nsight Compute counters (tools/profile.py)
+  docs/results/<gpu>-profile.csv  Nsight Compute counters (tools/ncu_profile.py)
   docs/results/<gpu>-peers.csv    other libraries' transposes (tools/peers.py)
   docs/reference-timings.csv      the exercise solutions
                                   (tools/reference_timings.sh)

@@ -4,7 +4,7 @@
 tools/profile.sh is the entry point (`make profile STEP=06` runs it): it
 checks for a GPU and finds ncu, then runs
 
-  tools/profile.py run --ncu NCU STEP BINARY [step arguments...]
+  tools/ncu_profile.py run --ncu NCU STEP BINARY [step arguments...]
 
 which, for each kernel variant of the step (the one --variant names, or all
 of them), profiles one short run of the step program:
@@ -17,7 +17,7 @@ of them), profiles one short run of the step program:
 and prints one column per kernel and one row per metric, with the ratios
 of tools/metrics.py after their inputs.
 
-  tools/profile.py plan
+  tools/ncu_profile.py plan
 
 prints what a full profiling session measures, one `STEP SHAPE BASELINES`
 line per run: every step of steps/NN_*/ at 4096x4096, and every step and
