@@ -72,7 +72,8 @@ step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP
 need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
               test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
 
-TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/planted_wrong $(BUILD)/tools/gpu_probe
+TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tests/planted_wrong \
+               $(BUILD)/tools/gpu_probe
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 .PHONY: all help run diff test docs diagrams clean
@@ -174,6 +175,7 @@ $(BUILD)/step%:
 	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
+$(BUILD)/tests/test_tiles: $(BUILD)/obj/tests/test_tiles.cu.o $(COMMON_LIB)
 $(BUILD)/tests/planted_wrong: $(BUILD)/obj/tests/planted_wrong.cu.o $(COMMON_LIB)
 $(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.c.o $(COMMON_LIB)
 $(BUILD)/tests/% $(BUILD)/tools/%:

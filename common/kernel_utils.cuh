@@ -59,6 +59,16 @@
  */
 #define MAX_BLOCKS_PER_SM(threads) (MAX_THREADS_PER_SM / (threads))
 
+/**
+ * @brief `#pragma unroll` for code that also runs on the host (steps 11 and
+ *        12, tested by tests/test_tiles.cu): only the device compiler knows it.
+ */
+#ifdef __CUDA_ARCH__
+#define UNROLL_ON_DEVICE _Pragma("unroll")
+#else
+#define UNROLL_ON_DEVICE
+#endif
+
 /** @brief a / b, rounded up. */
 static inline __host__ __device__ size_t ceil_div(size_t a, size_t b)
 {

@@ -118,14 +118,19 @@ build_section() {
 unit_section() {
     section "Host unit tests of common/"
     local status name
-    if [ -x "$BUILD/tests/test_common" ]; then
-        "$BUILD/tests/test_common" >"$LOG/unit.log" 2>&1
-        while read -r status name; do
-            case $status in PASS) pass "unit: $name" ;; FAIL) fail "unit: $name" ;; esac
-        done <"$LOG/unit.log"
-    else
-        fail "unit tests not built"
-    fi
+    local program
+    # test_common: common/'s host code; test_tiles: steps 11-12's index arithmetic, played on the host.
+    for program in test_common test_tiles; do
+        if [ -x "$BUILD/tests/$program" ]; then
+            "$BUILD/tests/$program" >"$LOG/unit-$program.log" 2>&1 ||
+                grep -q '^FAIL' "$LOG/unit-$program.log" || fail "unit: $program stopped early (see $LOG/unit-$program.log)"
+            while read -r status name; do
+                case $status in PASS) pass "unit: $name" ;; FAIL) fail "unit: $name" ;; esac
+            done <"$LOG/unit-$program.log"
+        else
+            fail "unit tests not built: $BUILD/tests/$program"
+        fi
+    done
 }
 
 # ------------------------------------------------------------------ lint

@@ -1,0 +1,236 @@
+/**
+ * @file test_tiles.cu
+ * @brief Host tests of the index arithmetic of steps 11 and 12: a whole
+ *        block is played thread by thread on the CPU, so the tests need no
+ *        GPU and run in CI.
+ *
+ * - Step 11 (common/any_shape.cuh): every tile of a matrix is loaded and
+ *   stored by 256 emulated threads, for many shapes and every pair of
+ *   input and output alignments (0-3 floats past a 16-byte boundary). The
+ *   result must be bit-exact; each tile must write exactly its own part of
+ *   `out` (checked by processing the tiles forwards and backwards over a
+ *   poisoned output); and no read may leave the matrix, which a guard
+ *   page right after the input's last 16-byte chunk turns into a crash.
+ * - Step 12 (common/tma_tile.cuh): a box is laid out as the TMA unit does
+ *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
+ *   store side writes it out, on aligned shapes.
+ *
+ * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
+ * check failed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "any_shape.cuh"
+#include "tma_tile.cuh"
+
+static int failures = 0;
+
+/** @brief Print one result line. */
+static void report(bool ok, const char *name)
+{
+    printf("%s %s\n", ok ? "PASS" : "FAIL", name);
+    if (!ok)
+        ++failures;
+}
+
+/** @brief A recognisable value for element @p i (never NaN). */
+static float value_of(size_t i)
+{
+    return (float)(i % 1000003) + 0.25f;
+}
+
+/**
+ * @brief Host memory whose last byte is followed by an inaccessible page:
+ *        @p floats floats ending exactly at the page boundary, so reading
+ *        one float past the end crashes the test.
+ */
+struct guarded {
+    void *map;
+    size_t map_bytes;
+    float *data;
+};
+
+static guarded guarded_alloc(size_t floats)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t bytes = floats * sizeof(float);
+    const size_t data_pages = (bytes + page - 1) / page;
+    guarded g;
+    g.map_bytes = (data_pages + 1) * page;
+    g.map = mmap(NULL, g.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g.map == MAP_FAILED) {
+        perror("mmap");
+        exit(3);
+    }
+    unsigned char *guard = (unsigned char *)g.map + data_pages * page;
+    mprotect(guard, page, PROT_NONE);
+    g.data = (float *)(guard - bytes);
+    return g;
+}
+
+static void guarded_free(guarded g)
+{
+    munmap(g.map, g.map_bytes);
+}
+
+/** @brief Write NaN over @p n floats: what no correct transpose writes. */
+static void poison(float *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        p[i] = NAN;
+}
+
+/**
+ * @brief Play tile @p t of transpose_any_shape(): 256 threads load, then
+ *        256 threads store, as the kernel does between its barriers.
+ */
+static void play_any_shape_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
+{
+    static float tile[AS_TILE * AS_STRIDE];
+    poison(tile, AS_TILE * AS_STRIDE);
+    const size_t tiles_y = ceil_div(rows, AS_TILE);
+    const size_t row0 = (t % tiles_y) * AS_TILE, col0 = (t / tiles_y) * AS_TILE;
+    const unsigned height = (unsigned)(rows - row0 < AS_TILE ? rows - row0 : AS_TILE);
+    const unsigned width = (unsigned)(cols - col0 < AS_TILE ? cols - col0 : AS_TILE);
+    const chunked<const float4> in_chunks = as_chunks(in);
+    const chunked<float4> out_chunks = as_chunks(out);
+    for (unsigned tid = 0; tid < AS_THREADS; ++tid)
+        load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, tid);
+    for (unsigned tid = 0; tid < AS_THREADS; ++tid)
+        store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, tid);
+}
+
+/** @brief True when element (c, r) of `out` lies in tile @p t's part of it. */
+static bool in_tile(size_t t, size_t tiles_y, size_t c, size_t r)
+{
+    return r / AS_TILE == t % tiles_y && c / AS_TILE == t / tiles_y;
+}
+
+/**
+ * @brief Step 11 on one shape and one pair of alignments: tile by tile,
+ *        forwards then backwards over a poisoned `out`, checking that each
+ *        tile changes exactly its own elements, to the right values.
+ */
+static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
+{
+    const size_t count = rows * cols;
+    // `in` starts in_lead floats past a 16-byte boundary and ends where its last
+    // 16-byte chunk ends, right before the guard page.
+    const size_t slack = (4 - (in_lead + count) % 4) % 4;
+    guarded in_mem = guarded_alloc(count + slack);
+    float *in = in_mem.data;
+    for (size_t i = 0; i < count; ++i)
+        in[i] = value_of(i);
+    std::vector<float> out_mem(count + 8);
+    float *out = out_mem.data() + ((4 + out_lead - ((uintptr_t)out_mem.data() / 4) % 4) % 4);
+    poison(out_mem.data(), out_mem.size());
+    const size_t tiles_y = ceil_div(rows, AS_TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, AS_TILE);
+    bool ok = ((uintptr_t)in / 4) % 4 == in_lead && ((uintptr_t)out / 4) % 4 == out_lead;
+    for (int pass = 0; pass < 2 && ok; ++pass) {
+        poison(out_mem.data(), out_mem.size());
+        for (size_t k = 0; k < tiles && ok; ++k) {
+            const size_t t = pass == 0 ? k : tiles - 1 - k;
+            play_any_shape_tile(t, in, out, rows, cols);
+            for (size_t c = 0; c < cols && ok; ++c)
+                for (size_t r = 0; r < rows && ok; ++r) {
+                    if (in_tile(t, tiles_y, c, r) && out[c * rows + r] != value_of(r * cols + c))
+                        ok = false;   // this tile's element is wrong
+                }
+            // Nothing outside the tiles done so far has changed.
+            for (size_t c = 0; c < cols && ok; ++c)
+                for (size_t r = 0; r < rows && ok; ++r) {
+                    const size_t owner = (c / AS_TILE) * tiles_y + r / AS_TILE;
+                    const bool done = pass == 0 ? owner <= t : owner >= t;
+                    if (!done && !isnan(out[c * rows + r]))
+                        ok = false;   // a tile wrote outside its part of `out`
+                }
+        }
+        // The floats around `out` are untouched.
+        for (float *p = out_mem.data(); p < out && ok; ++p)
+            ok = isnan(*p);
+        for (float *p = out + count; p < out_mem.data() + out_mem.size() && ok; ++p)
+            ok = isnan(*p);
+    }
+    guarded_free(in_mem);
+    return ok;
+}
+
+/**
+ * @brief Lay tile (@p row0, @p col0) of @p in out as the TMA unit does:
+ *        TMA_BOXES boxes of 64 rows x 32 columns, 128-byte swizzle, zeros
+ *        outside the matrix.
+ */
+static void fill_tma_stage(unsigned char *stage, const float *in, size_t rows, size_t cols, size_t row0, size_t col0)
+{
+    for (unsigned b = 0; b < TMA_BOXES; ++b)
+        for (unsigned r = 0; r < TMA_TILE_ROWS; ++r)
+            for (unsigned c = 0; c < TMA_BOX_COLS; ++c) {
+                const size_t gr = row0 + r, gc = col0 + b * TMA_BOX_COLS + c;
+                const float v = gr < rows && gc < cols ? in[gr * cols + gc] : 0.0f;
+                // Byte address bits 4-6 (the chunk) XOR bits 7-9 (the row mod 8).
+                const size_t at = b * TMA_BOX_BYTES + r * TMA_BOX_COLS * 4 + ((c / 4) ^ (r % 8)) * 16 + (c % 4) * 4;
+                memcpy(stage + at, &v, sizeof v);
+            }
+}
+
+/** @brief Step 12's store side on one aligned shape: every tile, bit-exact, nothing outside `out` written. */
+static bool check_tma_store(size_t rows, size_t cols)
+{
+    const size_t count = rows * cols;
+    std::vector<float> in(count);
+    for (size_t i = 0; i < count; ++i)
+        in[i] = value_of(i);
+    std::vector<float4> out_mem(count / 4 + 2);   // float4s: 16-byte aligned
+    float *out = reinterpret_cast<float *>(out_mem.data() + 1);
+    poison(reinterpret_cast<float *>(out_mem.data()), out_mem.size() * 4);
+    alignas(TMA_SWIZZLE_ALIGN) static unsigned char stage[TMA_TILE_BYTES];
+    const size_t tiles_y = ceil_div(rows, TMA_TILE_ROWS);
+    const size_t tiles = tiles_y * ceil_div(cols, TMA_TILE_COLS);
+    for (size_t t = 0; t < tiles; ++t) {
+        const size_t row0 = (t % tiles_y) * TMA_TILE_ROWS, col0 = (t / tiles_y) * TMA_TILE_COLS;
+        const unsigned height = (unsigned)(rows - row0 < TMA_TILE_ROWS ? rows - row0 : TMA_TILE_ROWS);
+        const unsigned width = (unsigned)(cols - col0 < TMA_TILE_COLS ? cols - col0 : TMA_TILE_COLS);
+        fill_tma_stage(stage, in.data(), rows, cols, row0, col0);
+        for (unsigned tid = 0; tid < TMA_THREADS; ++tid)
+            store_tile_tma(stage, reinterpret_cast<float4 *>(out), rows, row0, col0, height, width, tid);
+    }
+    bool ok = true;
+    for (size_t c = 0; c < cols && ok; ++c)
+        for (size_t r = 0; r < rows && ok; ++r)
+            ok = out[c * rows + r] == value_of(r * cols + c);
+    const float *all = reinterpret_cast<const float *>(out_mem.data());
+    for (size_t i = 0; i < 4 && ok; ++i)
+        ok = isnan(all[i]) && isnan(out[count + i]);
+    return ok;
+}
+
+int main(void)
+{
+    char name[160];
+    // Shapes: tiny, one tile, edges of every size mod 4 and mod 64, several tiles each way.
+    const size_t shapes[][2] = {{2, 2},   {2, 3},    {3, 2},   {5, 7},    {4, 4},   {7, 300},  {300, 7},
+                                {63, 65}, {65, 63},  {64, 64}, {64, 68},  {67, 131}, {130, 194}, {129, 4},
+                                {4, 129}, {200, 201}, {2, 517}, {517, 2}, {131, 67}, {255, 257},
+                                {70, 33}, {134, 67}, {198, 70}, {6, 70}};
+    for (const auto &s : shapes)
+        for (unsigned a = 0; a < 4; ++a)
+            for (unsigned b = 0; b < 4; ++b) {
+                snprintf(name, sizeof name, "step 11 tiles: %zux%zu, in +%u floats, out +%u floats", s[0], s[1],
+                         a, b);
+                report(check_any_shape(s[0], s[1], a, b), name);
+            }
+    const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
+    for (const auto &s : aligned) {
+        snprintf(name, sizeof name, "step 12 tiles: %zux%zu, TMA box layout with the 128-byte swizzle", s[0], s[1]);
+        report(check_tma_store(s[0], s[1]), name);
+    }
+    return failures ? 1 : 0;
+}
