@@ -1509,6 +1509,161 @@ def fig_04_unroll():
 
 # ============================================================== main
 
+
+# ============================================================== fig-11-runs
+
+S11_VEC = 4             # floats per 16-byte chunk (AS_VEC in common/any_shape.cuh)
+S11_TILE = 64           # AS_TILE
+S11_ROWS, S11_COLS = 10007, 7919   # the misaligned shape the write-up measures
+
+
+def step11_load_row(first, lead, width):
+    """load_row_chunk(): for the tile row whose first element is `first`
+    of `in` (counted from element 0, `in` starting `lead` floats into a
+    chunk), the shift and, per chunk k, the tile column of its first float."""
+    flat = first + lead
+    shift = flat % S11_VEC
+    chunks = []
+    for k in range(S11_TILE // S11_VEC + 1):
+        column = k * S11_VEC - shift
+        if column >= width:
+            break
+        chunks.append(column)
+    return shift, chunks
+
+
+def step11_store_run(first, lead, height):
+    """store_tile_any_shape(): the run of `height` floats of `out` that
+    starts at element `first`: floats before the first whole chunk, whole
+    chunks, floats after the last."""
+    flat = first + lead
+    head = min((S11_VEC - flat % S11_VEC) % S11_VEC, height)
+    whole = (height - head) // S11_VEC
+    tail = height - head - whole * S11_VEC
+    return head, whole, tail
+
+
+def chunk_strip(x, y, cell, kinds, label):
+    """One run of floats, 4 to a chunk: kinds[i] is 'vec', 'scalar',
+    'drop' or None (not part of the run) for float i."""
+    items = [text(x, y - 6, label, size=SMALL_SIZE, mono=True)]
+    fills = {"vec": GOOD, "scalar": BAD, "drop": FADED, None: EMPTY}
+    for i, kind in enumerate(kinds):
+        items.append(rect(x + i * cell, y, cell, cell, fill=fills[kind], stroke=GRID))
+    for c in range(0, len(kinds) + 1, S11_VEC):   # chunk boundaries
+        items.append(line(x + c * cell, y - 3, x + c * cell, y + cell + 3, stroke=INK, width=1.5))
+    return items
+
+
+def fig_11_runs():
+    """Step 11: how a misaligned row is loaded as aligned chunks, and how a
+    run of out is written as whole chunks plus single floats."""
+    items, y = [], TITLE_HEIGHT + 4
+    cell = 7
+    items.append(text(MARGIN, y + 8, "%d x %d, aligned pointers; the tile at rows 0-63, columns 64-127."
+                      % (S11_ROWS, S11_COLS), size=SMALL_SIZE, fill=MUTED))
+    items.append(text(MARGIN, y + 24, "One cell = one float; thick lines = 16-byte chunk boundaries.",
+                      size=SMALL_SIZE, fill=MUTED))
+    y += 44
+    items.append(text(MARGIN, y, "Load: tile rows 0-3 of in, each read as the aligned chunks that cover it",
+                      weight="bold"))
+    y += 22
+    for r in range(4):
+        shift, chunks = step11_load_row(r * S11_COLS + S11_TILE, 0, S11_TILE)
+        kinds = []
+        for column in chunks:
+            for e in range(S11_VEC):
+                kinds.append("vec" if 0 <= column + e < S11_TILE else "drop")
+        items.extend(chunk_strip(MARGIN + 150, y + 8, cell, kinds,
+                                 "row %d: shift %d" % (r, shift)))
+        items.append(text(MARGIN + 150 + len(kinds) * cell + 8, y + 16,
+                          "%d chunks" % len(chunks), size=SMALL_SIZE, fill=MUTED))
+        y += 30
+    y += 10
+    items.append(text(MARGIN, y, "Store: rows 64-67 of out, the run of 64 floats this tile writes in each",
+                      weight="bold"))
+    y += 22
+    for c in range(4):
+        first = (S11_TILE + c) * S11_ROWS
+        head, whole, tail = step11_store_run(first, 0, S11_TILE)
+        offset = (first % S11_VEC)   # floats of the first chunk before the run
+        kinds = [None] * offset + ["scalar"] * head + ["vec"] * (whole * S11_VEC) + ["scalar"] * tail
+        kinds += [None] * ((-len(kinds)) % S11_VEC)
+        items.extend(chunk_strip(MARGIN + 150, y + 8, cell, kinds,
+                                 "out row %d" % (S11_TILE + c)))
+        items.append(text(MARGIN + 150 + len(kinds) * cell + 8, y + 16,
+                          "%d + %d chunks + %d" % (head, whole, tail), size=SMALL_SIZE, fill=MUTED))
+        y += 30
+    return svg_document(
+        y + LEGEND_HEIGHT,
+        "Step 11: aligned 16-byte chunks on a misaligned shape",
+        [(GOOD, "moved by a 16-byte access"), (BAD, "single 4-byte store"),
+         (FADED, "loaded, belongs to a neighbour: dropped"), (EMPTY, "another tile's")],
+        items)
+
+
+# ============================================================== fig-12-swizzle
+
+S12_BOX_COLS = 32        # TMA_BOX_COLS in common/tma_tile.cuh
+S12_VEC = 4
+
+
+def step12_swizzled_chunk(row, chunk):
+    """swizzled_chunk(): where chunk `chunk` of box row `row` lands, in chunks."""
+    return chunk ^ (row % 8)
+
+
+def step12_lane(lane, warp):
+    """store_tile_tma(): the 4x4 block (g, b) a lane reads."""
+    b = lane % 4 + 4 * (warp // 2)
+    g = lane // 4 + 8 * (warp % 2)
+    return g, b
+
+
+def fig_12_swizzle():
+    """Step 12: the TMA unit's 128-byte swizzle, and the bank groups that a
+    quarter-warp's 16-byte reads hit."""
+    items, y = [], TITLE_HEIGHT + 4
+    cell = 22
+    chunks = S12_BOX_COLS // S12_VEC
+    items.append(text(MARGIN, y + 8, "One box row = 128 bytes = 8 chunks = the 32 banks once.",
+                      size=SMALL_SIZE, fill=MUTED))
+    items.append(text(MARGIN, y + 24, "Number in a cell: the chunk of in stored there (CU_TENSOR_MAP_SWIZZLE_128B).",
+                      size=SMALL_SIZE, fill=MUTED))
+    y += 46
+    x0 = MARGIN + 90
+    for c in range(chunks):
+        items.append(text(x0 + c * cell + cell / 2, y + 10, "%d" % c, size=SMALL_SIZE, anchor="middle",
+                          fill=MUTED))
+    items.append(text(MARGIN, y + 10, "bank group", size=SMALL_SIZE, fill=MUTED))
+    y += 16
+    # Lanes 0-7 of warp 0 and the (row, chunk) each reads with k = 0.
+    quarter = {}
+    for lane in range(8):
+        g, b = step12_lane(lane, 0)
+        quarter[(g * S12_VEC, b)] = lane
+    for row in range(8):
+        items.append(text(MARGIN, y + 15, "row %d" % row, size=SMALL_SIZE, mono=True))
+        for chunk in range(chunks):
+            slot = step12_swizzled_chunk(row, chunk)
+            lane = quarter.get((row, chunk))
+            fill = PALETTE[lane % len(PALETTE)] if lane is not None else EMPTY
+            items.append(rect(x0 + slot * cell, y, cell, cell, fill=fill, stroke=GRID))
+            items.append(text(x0 + slot * cell + cell / 2, y + 15, "%d" % chunk, size=SMALL_SIZE,
+                              anchor="middle"))
+        y += cell
+    groups = sorted(step12_swizzled_chunk(r, c) for (r, c) in quarter)
+    y += 18
+    items.append(text(MARGIN, y, "Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups %s, "
+                      "all different, so one wavefront." % ", ".join(str(x) for x in groups),
+                      size=SMALL_SIZE + 1, fill=GOOD if len(set(groups)) == 8 else BAD))
+    y += 10
+    return svg_document(
+        y + LEGEND_HEIGHT,
+        "Step 12: the 128-byte swizzle of a TMA box, and one quarter-warp's reads",
+        [(PALETTE[0], "coloured: a chunk lanes 0-7 read"), (EMPTY, "other chunks")],
+        items)
+
 FIGURES = {
     "fig-01-memory-system.svg": fig_01_memory_system,
     "fig-01-sectors.svg": fig_01_sectors,
@@ -1521,6 +1676,8 @@ FIGURES = {
     "fig-08-banks.svg": fig_08_banks,
     "fig-09-banks.svg": fig_09_banks,
     "fig-10-tile-order.svg": fig_10_tile_order,
+    "fig-11-runs.svg": fig_11_runs,
+    "fig-12-swizzle.svg": fig_12_swizzle,
 }
 
 
