@@ -54,6 +54,20 @@ typedef void (*step_setup_hook)(void);
 /** @brief Any GPU the build supports can run the variant (::kernel_variant::min_cc). */
 #define ANY_GPU 0
 
+/**
+ * @brief What a variant writes into `out`, and so what the harness checks it against.
+ *
+ * A step's kernels transpose. A variant may instead be a *bound*: a kernel
+ * that moves the bytes exactly as the step's kernel does but leaves out the
+ * transposition, to show what the transposition itself costs. Its result is
+ * a copy, so it is checked against the input, and the report gives it the
+ * CSV role `bound`, which no summary takes for the step's kernel.
+ */
+enum variant_output {
+    OUTPUT_TRANSPOSE = 0, /**< out (cols x rows) = the transpose of in: the default */
+    OUTPUT_COPY           /**< out (rows x cols) = in, bit for bit: a bound, role `bound` */
+};
+
 /** @brief One kernel of a step, selectable with `--variant NAME`. */
 typedef struct kernel_variant {
     const char *name;            /**< short name: the CSV's `kernel` column */
@@ -62,6 +76,18 @@ typedef struct kernel_variant {
     int min_cc;                  /**< lowest compute capability, as 10 * major + minor
                                       (90 for Hopper), or ::ANY_GPU; on an older GPU the
                                       variant is reported as SKIP with the reason */
+    /**
+     * What it writes: ::OUTPUT_TRANSPOSE, or ::OUTPUT_COPY for a bound.
+     * In C++ (every step, exercise and solution file) it defaults to
+     * ::OUTPUT_TRANSPOSE, so a variant written with only the four members
+     * above is a transpose. C has no default member values: C code names
+     * all five.
+     */
+#ifdef __cplusplus
+    variant_output output = OUTPUT_TRANSPOSE;
+#else
+    enum variant_output output;
+#endif
 } kernel_variant;
 
 /** @brief Number of entries of a variant table (a true array, not a pointer). */
@@ -73,7 +99,8 @@ typedef struct step_desc {
     const char *name;                  /**< directory name without the number, e.g. "float4" */
     const char *title;                 /**< one line for the report header, `--help` and the
                                             README's step table */
-    const kernel_variant *variants;    /**< the step's kernels; the first is the default */
+    const kernel_variant *variants;    /**< the step's kernels; the first is the default,
+                                            and must be a transpose (::OUTPUT_TRANSPOSE) */
     int variant_count;                 /**< number of entries in @p variants */
     step_setup_hook setup;             /**< called once before the first launch; may be NULL */
 } step_desc;

@@ -45,6 +45,7 @@ typedef struct report_row {
     const char *name;          /**< the CSV's `kernel` column */
     char label[64];            /**< the table's first column */
     transpose_launcher launch; /**< for ::ROW_VARIANT only */
+    enum variant_output output; /**< for ::ROW_VARIANT only: what it writes (a bound copies) */
     char skip_reason[96];      /**< why it was not run, or empty: then it is SKIP */
     size_t threads;            /**< threads launched, 0 if not known */
     int checked;               /**< 1 once its output has been compared */
@@ -54,8 +55,17 @@ typedef struct report_row {
     double min_ms;             /**< fastest timed run */
 } report_row;
 
-/** @brief The CSV's `role` column: "copy", "library" or "kernel". */
+/**
+ * @brief The CSV's `role` column: "copy" (the copy baselines), "library"
+ *        (cuBLAS), "kernel" (the step's transposes) or "bound" (a variant
+ *        that copies, ::OUTPUT_COPY).
+ */
 const char *row_role(const report_row *row);
+/**
+ * @brief True when the row's output must equal its input (the copy
+ *        baselines and the bounds), false when it must be the transpose.
+ */
+int row_copies_input(const report_row *row);
 /** @brief The CSV's `check` column: "SKIP" if skipped or never checked, else "PASS" or "FAIL". */
 const char *row_check_word(const report_row *row);
 

@@ -420,9 +420,10 @@ static report_row timed_row(row_kind kind, const char *name, double median, size
     return row;
 }
 
+/* C names all five members; in C++ (the step files) four mean a transpose. */
 static const kernel_variant fake_variants[] = {
-    {"fast", "a fast kernel", NULL, ANY_GPU},
-    {"tma", "needs Hopper", NULL, 90},
+    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE},
+    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE},
 };
 static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL};
 
@@ -432,29 +433,32 @@ static void test_report_csv(void)
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.name, sizeof gpu.name, "NVIDIA Test, GPU");
     const shape s = {1024, 1024, 1};
-    report_row rows[5] = {
+    report_row rows[6] = {
         timed_row(ROW_MEMCPY, "memcpy", 1.0, 0), timed_row(ROW_COPY_KERNEL, "copy_kernel", 2.0, 0),
         timed_row(ROW_CUBLAS, "cublas", 1.25, 0), timed_row(ROW_VARIANT, "fast", 0.5, 0),
-        timed_row(ROW_VARIANT, "tma", 0.0, 0)};
+        timed_row(ROW_VARIANT, "tma", 0.0, 0),    timed_row(ROW_VARIANT, "copy", 0.8, 0)};
     rows[0].min_ms = 0.9;
     rows[4].timed = rows[4].checked = 0;
     snprintf(rows[4].skip_reason, sizeof rows[4].skip_reason,
              "needs compute capability 9.0, this GPU is 8.6");
+    rows[5].output = OUTPUT_COPY;
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 5};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 6};
 
     /* 1024 x 1024 floats read and written in 1 ms: 8.388608 GB/s.
-     * The copy bound is memcpy's 1.0 ms. */
+     * The copy bound is memcpy's 1.0 ms: the bound copies too, faster, but is no baseline. */
     const char *want =
         "NVIDIA Test  GPU,05,memcpy,copy,1024,1024,1,1.000000,0.900000,8.4,100.00,1.2500,PASS\n"
         "NVIDIA Test  GPU,05,copy_kernel,copy,1024,1024,1,2.000000,2.000000,4.2,50.00,0.6250,PASS\n"
         "NVIDIA Test  GPU,05,cublas,library,1024,1024,1,1.250000,1.250000,6.7,80.00,1.0000,PASS\n"
         "NVIDIA Test  GPU,05,fast,kernel,1024,1024,1,0.500000,0.500000,16.8,200.00,2.5000,PASS\n"
-        "NVIDIA Test  GPU,05,tma,kernel,1024,1024,1,,,,,,SKIP\n";
+        "NVIDIA Test  GPU,05,tma,kernel,1024,1024,1,,,,,,SKIP\n"
+        "NVIDIA Test  GPU,05,copy,bound,1024,1024,1,0.800000,0.800000,10.5,125.00,1.5625,PASS\n";
     char text[2048];
     capture(print_csv_rows, &r, text, sizeof text);
-    expect(strcmp(text, want) == 0, "report: CSV rows, roles, offset and an empty SKIP row");
+    expect(strcmp(text, want) == 0,
+           "report: CSV rows, roles (a bound too), offset and an empty SKIP row");
     if (strcmp(text, want) != 0)
         fprintf(stderr, "got:\n%s", text);
 
@@ -493,6 +497,91 @@ static void test_report_check_lines(void)
     report_row unchecked;
     memset(&unchecked, 0, sizeof unchecked);
     expect(strcmp(row_check_word(&unchecked), "SKIP") == 0, "report: a row never checked is SKIP");
+}
+
+/* A bound copies: it is checked against the input, has its own role and is named under the
+ * table; the copy bound is still the faster of the two copy baselines. */
+static void test_bound_rows(void)
+{
+    report_row memcpy_row = timed_row(ROW_MEMCPY, "memcpy", 1.0, 0);
+    report_row copy_kernel = timed_row(ROW_COPY_KERNEL, "copy_kernel", 1.0, 0);
+    report_row blas = timed_row(ROW_CUBLAS, "cublas", 1.0, 0);
+    report_row transpose = timed_row(ROW_VARIANT, "fast", 1.0, 0);
+    report_row bound = timed_row(ROW_VARIANT, "copy", 0.5, 0);
+    bound.output = OUTPUT_COPY;
+    expect(row_copies_input(&memcpy_row) && row_copies_input(&copy_kernel) &&
+               row_copies_input(&bound) && !row_copies_input(&blas) &&
+               !row_copies_input(&transpose),
+           "bound: the copies and the bound are checked against the input, the rest against "
+           "the transpose");
+    expect(strcmp(row_role(&bound), "bound") == 0 && strcmp(row_role(&transpose), "kernel") == 0,
+           "bound: a copying variant has the role bound, a transposing one kernel");
+
+    gpu_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    const shape s = {33, 65, 0};
+    options opt;
+    options_defaults(&opt);
+    snprintf(memcpy_row.label, sizeof memcpy_row.label, "cudaMemcpy D2D");
+    snprintf(transpose.label, sizeof transpose.label, "05 fast");
+    snprintf(bound.label, sizeof bound.label, "05 copy");
+    report_row rows[3] = {memcpy_row, transpose, bound};
+    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3};
+    expect(copy_bound_ms(&with_bound) == 1.0, "bound: never taken as the copy bound");
+
+    char text[4096];
+    capture(print_check_lines, &with_bound, text, sizeof text);
+    expect(strstr(text, "\nPASS 05 copy 33x65\n") != NULL,
+           "bound: its --check-only line has the usual form");
+    capture(print_table, &with_bound, text, sizeof text);
+    expect(strstr(text, "\n05 copy is a bound, not a transpose") != NULL &&
+               strstr(text, "05 fast is a bound") == NULL,
+           "bound: the table names it under the table as a bound");
+    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2};
+    capture(print_table, &without_bound, text, sizeof text);
+    expect(strstr(text, "is a bound") == NULL, "bound: no note when there is no bound");
+}
+
+/* Why a bound needs its own check: a correct copy of a non-square matrix is no transpose. */
+static void test_copy_checked_as_copy(void)
+{
+    enum { ROWS = 3, COLS = 5, N = ROWS * COLS };
+    float in[N], transposed[N], copied[N];
+    char text[2048];
+    fill_random(in, N, 9);
+    transpose_reference(in, transposed, ROWS, COLS);
+    memcpy(copied, in, sizeof copied);
+    expect(verify_captured(in, copied, ROWS, COLS, text, sizeof text) == 0,
+           "bound: a copy passes when checked against the input");
+    /* Only (0,0), (1,2) and (2,4) lie at the same offset in a 3x5 matrix and its transpose. */
+    expect(verify_captured(transposed, copied, COLS, ROWS, text, sizeof text) == N - 3,
+           "bound: the same copy checked as a transpose fails");
+}
+
+/* A step whose default kernel copies is refused before any GPU work: every summary, the
+ * grader and the peers take the first variant for the step's transpose. */
+static void test_default_must_transpose(void)
+{
+    static const kernel_variant copy_first[] = {
+        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY},
+        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE},
+    };
+    const step_desc step = {"05", "fake", "A fake step", copy_first, 2, NULL};
+    char *argv[] = {(char *)"prog", (char *)"--check-only", (char *)"--shapes", (char *)"1x1",
+                    NULL};
+    fflush(stdout); /* its one error line on stderr must not split a line of ours */
+    expect(run_step(4, argv, &step) == EXIT_USAGE,
+           "bound: a step whose first variant copies is refused (exit 2) before any GPU work");
+
+    FILE *f = tmpfile();
+    print_variant_list(f, &step);
+    rewind(f);
+    char text[256];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    expect(strcmp(text, "copy\t0\ta bound\nfast\t0\ta fast kernel\n") == 0,
+           "bound: --list-variants lists a bound like any variant");
 }
 
 static void test_table_header(void)
@@ -590,6 +679,9 @@ int main(void)
     test_gpu_too_old();
     test_report_csv();
     test_report_check_lines();
+    test_bound_rows();
+    test_copy_checked_as_copy();
+    test_default_must_transpose();
     test_table_header();
     test_variant_list();
     test_bandwidth();

@@ -9,7 +9,8 @@ lies between them:
   <!-- BEGIN TABLE steps=03,04 shapes=8192x8192,4096x4096 [gpu=h200] -->
   <!-- END TABLE -->
       for each shape: the copy bound, cuBLAS, then every kernel of the listed
-      steps, with median ms, GB/s, % of copy, vs cuBLAS and the check.
+      steps, with median ms, GB/s, % of copy, vs cuBLAS and the check; a
+      step's bounds (role `bound`: copies, not transposes) come last, marked.
       The baselines are those of the FIRST listed step's run at that shape;
       the ratios of every row are the ones its own run printed.
   <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [baselines=yes]
@@ -229,6 +230,15 @@ def kernel_label(step, kernel, default):
     return "%s %s (--variant %s)" % (step, default, kernel)
 
 
+def measured_rows(run, step, default):
+    """(label, row) of a run's kernels, then of its bounds, marked as copies."""
+    labelled = [(kernel_label(step, row["kernel"], default), row)
+                for row in results.kernel_rows(run)]
+    labelled += [("%s %s (--variant %s: a copy, the bound)" % (step, default, row["kernel"]), row)
+                 for row in results.bound_rows(run)]
+    return labelled
+
+
 MEASURED_HEADER = ["median ms", "GB/s", "% of copy", "vs cuBLAS", "check"]
 
 
@@ -327,9 +337,8 @@ def render_table(src, gpu, params, where, doc_dir):
             if run is None:
                 body.append(["", "%s not measured" % step, "-", "-", "-", "-", "-"])
                 continue
-            for row in results.kernel_rows(run):
-                body.append(["", kernel_label(step, row["kernel"], defaults.get(step))]
-                            + measured_cells(row))
+            for label, row in measured_rows(run, step, defaults.get(step)):
+                body.append(["", label] + measured_cells(row))
     note = ("Copy bound and cuBLAS: measured by the step %s program at each shape. "
             "Each row's %% of copy and vs cuBLAS come from its own run." % steps[0])
     return [loaded.line, "", note, ""] + table(["shape", "kernel"] + MEASURED_HEADER,
@@ -353,8 +362,8 @@ def render_compact(src, gpu, params, where, doc_dir):
                 body.append([shape.label(), "%s not measured" % step] + ["-"] * 5)
                 continue
             copy, blas = results.copy_bound(run), results.library_row(run)
-            for row in results.kernel_rows(run):
-                body.append([shape.label(), kernel_label(step, row["kernel"], defaults.get(step)),
+            for label, row in measured_rows(run, step, defaults.get(step)):
+                body.append([shape.label(), label,
                              fmt_ms(copy["median_ms"]) if copy else "-",
                              fmt_ms(blas["median_ms"]) if blas else "-",
                              fmt_ms(row["median_ms"]), fmt_pct(row["pct_of_copy"]),

@@ -36,6 +36,10 @@ Which rows are baselines is said by the `role` column, never by a name:
            bound of a run is the faster of them
   library  the library transpose (cuBLAS)
   kernel   the program's own kernels (in the grader: student, reference, step)
+  bound    a variant that moves the bytes as the step's kernel does but
+           copies instead of transposing (step 06's shared_copy); checked
+           against the input, and neither a baseline nor ever the step's
+           default or best kernel
 The peers CSV has its own roles: copy, tutorial (the last step) and peer.
 Files written before the `role` column still load: upgrade_legacy(), the one
 clearly marked transition function, fills it in.
@@ -58,7 +62,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROLE_COPY = "copy"
 ROLE_LIBRARY = "library"
 ROLE_KERNEL = "kernel"
-ROLES = (ROLE_COPY, ROLE_LIBRARY, ROLE_KERNEL)
+ROLE_BOUND = "bound"
+ROLES = (ROLE_COPY, ROLE_LIBRARY, ROLE_KERNEL, ROLE_BOUND)
 # tools/peers.py's roles: the copy bound, the tutorial's last step, the others.
 ROLE_TUTORIAL = "tutorial"
 ROLE_PEER = "peer"
@@ -310,8 +315,13 @@ def is_baseline(row: dict) -> bool:
 
 
 def kernel_rows(rows: list[dict]) -> list[dict]:
-    """The program's own kernels, in the order it printed them."""
+    """The program's own kernels, in the order it printed them; no bounds."""
     return [r for r in rows if r["role"] == ROLE_KERNEL]
+
+
+def bound_rows(rows: list[dict]) -> list[dict]:
+    """The program's bounds (copies, not transposes), in the order it printed them."""
+    return [r for r in rows if r["role"] == ROLE_BOUND]
 
 
 def group_runs(rows: list[dict]) -> dict:
