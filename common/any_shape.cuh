@@ -34,36 +34,31 @@
 
 #include "baselines.h"
 #include "kernel_utils.cuh"
+#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile()
 
-/** Side of the square tile, in floats. */
-#define AS_TILE 64
-/** Threads per block. */
-#define AS_THREADS 256
-/** Floats per chunk. */
-#define AS_VEC 4
 /** Chunks that cover 64 floats which start anywhere inside a chunk. */
-#define AS_CHUNKS_PER_ROW (AS_TILE / AS_VEC + 1)
+#define AS_CHUNKS_PER_ROW (TILE / VEC + 1)
 /**
  * Floats per tile row in shared memory: 64 + 2. Row r starts 2r banks
  * further on, so the 32 lanes of a warp that read 4 chunks x 8 columns on
  * the way out (rows r + 4j, columns c..c+7) fall in 32 different banks,
  * whatever the shape (docs/steps/11_any_shape.md).
  */
-#define AS_STRIDE (AS_TILE + 2)
+#define AS_STRIDE (TILE + 2)
 /** Lanes of a warp that load different chunks of one tile row. */
 #define AS_LOAD_LANES 8
 /** Tile rows one pass of loads covers: 256 threads / 8 chunks. */
-#define AS_ROWS_PER_PASS (AS_THREADS / AS_LOAD_LANES)
+#define AS_ROWS_PER_PASS (THREADS / AS_LOAD_LANES)
 /** Lanes of a warp that store different chunks of one row of `out`. */
 #define AS_STORE_LANES 4
 /**
  * Blocks per multiprocessor for `__launch_bounds__`: 5 x 256 threads leave
  * 48 registers for the 5 float4 a thread holds between load and scatter.
  */
-#define AS_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(AS_THREADS) < 5 ? MAX_BLOCKS_PER_SM(AS_THREADS) : 5)
+#define AS_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(THREADS) < 5 ? MAX_BLOCKS_PER_SM(THREADS) : 5)
 
-static_assert(AS_TILE % AS_ROWS_PER_PASS == 0, "the load passes must cover the tile");
-static_assert(AS_THREADS / AS_STORE_LANES == AS_TILE, "one group of store lanes per row of `out`");
+static_assert(TILE % AS_ROWS_PER_PASS == 0, "the load passes must cover the tile");
+static_assert(THREADS / AS_STORE_LANES == TILE, "one group of store lanes per row of `out`");
 
 /**
  * @brief A matrix seen as a flat array of aligned 16-byte chunks.
@@ -124,21 +119,21 @@ static __host__ __device__ __forceinline__ row_chunk load_row_chunk(float *tile,
     row_chunk c;
     c.held = false;
     const size_t flat = first + in.lead;        // the row's first float, counted from in.chunks
-    const unsigned shift = (unsigned)(flat % AS_VEC);
-    c.column = (int)(k * AS_VEC) - (int)shift;
+    const unsigned shift = (unsigned)(flat % VEC);
+    c.column = (int)(k * VEC) - (int)shift;
     if (c.column >= (int)width)                 // the row ends before this chunk
         return c;
-    const size_t chunk = flat / AS_VEC + k;
-    if (chunk * AS_VEC >= in.lead && chunk * AS_VEC + AS_VEC <= in.lead + count) {
+    const size_t chunk = flat / VEC + k;
+    if (chunk * VEC >= in.lead && chunk * VEC + VEC <= in.lead + count) {
         c.value = in.chunks[chunk];             // LDG.E.128
         c.held = true;
         return c;
     }
     // The chunk sticks out of the matrix (only at its first or last float).
     const float *floats = reinterpret_cast<const float *>(in.chunks);
-    for (unsigned e = 0; e < AS_VEC; ++e) {
+    for (unsigned e = 0; e < VEC; ++e) {
         const int col = c.column + (int)e;
-        const size_t at = chunk * AS_VEC + e;   // counted from in.chunks
+        const size_t at = chunk * VEC + e;   // counted from in.chunks
         if (col >= 0 && col < (int)width && at >= in.lead && at < in.lead + count)
             tile[r * AS_STRIDE + col] = floats[at];
     }
@@ -150,9 +145,9 @@ static __host__ __device__ __forceinline__ void place_row_chunk(float *tile, con
 {
     if (!c.held)
         return;
-    const float v[AS_VEC] = {c.value.x, c.value.y, c.value.z, c.value.w};
+    const float v[VEC] = {c.value.x, c.value.y, c.value.z, c.value.w};
 UNROLL_ON_DEVICE
-    for (unsigned e = 0; e < AS_VEC; ++e) {
+    for (unsigned e = 0; e < VEC; ++e) {
         const int col = c.column + (int)e;
         if (col >= 0 && col < (int)width)
             tile[r * AS_STRIDE + col] = v[e];
@@ -219,22 +214,22 @@ static __host__ __device__ __forceinline__ void store_tile_any_shape(const float
         return;
     const size_t first = (col0 + cc) * rows + row0;   // element of `out` that tile row 0 goes to
     const size_t flat = first + out.lead;              // the same, counted from out.chunks
-    const unsigned head_wanted = (unsigned)((AS_VEC - flat % AS_VEC) % AS_VEC);
+    const unsigned head_wanted = (unsigned)((VEC - flat % VEC) % VEC);
     const unsigned head = head_wanted < height ? head_wanted : height;   // floats before the first whole chunk
-    const unsigned whole = (height - head) / AS_VEC;                     // whole chunks in the run
-    const unsigned tail = height - head - whole * AS_VEC;                // floats after the last one
-    const size_t chunk0 = (flat + head) / AS_VEC;
+    const unsigned whole = (height - head) / VEC;                     // whole chunks in the run
+    const unsigned tail = height - head - whole * VEC;                // floats after the last one
+    const size_t chunk0 = (flat + head) / VEC;
 UNROLL_ON_DEVICE
-    for (unsigned j = lane; j < AS_TILE / AS_VEC; j += AS_STORE_LANES)
+    for (unsigned j = lane; j < TILE / VEC; j += AS_STORE_LANES)
         if (j < whole) {
-            const float *src = tile + (head + j * AS_VEC) * AS_STRIDE + cc;   // 4 rows of one column
+            const float *src = tile + (head + j * VEC) * AS_STRIDE + cc;   // 4 rows of one column
             out.chunks[chunk0 + j] = make_float4(src[0], src[AS_STRIDE], src[2 * AS_STRIDE], src[3 * AS_STRIDE]);
         }
     // The 0-6 single floats: edge e < head is tile row e, the others follow the whole chunks.
 UNROLL_ON_DEVICE
-    for (unsigned e = lane; e < 2 * (AS_VEC - 1); e += AS_STORE_LANES)
+    for (unsigned e = lane; e < 2 * (VEC - 1); e += AS_STORE_LANES)
         if (e < head + tail) {
-            const unsigned r = e < head ? e : head + whole * AS_VEC + (e - head);
+            const unsigned r = e < head ? e : head + whole * VEC + (e - head);
             out_floats[first + r] = tile[r * AS_STRIDE + cc];
         }
 }
@@ -246,19 +241,19 @@ UNROLL_ON_DEVICE
  * Valid for rows, cols >= 2 and 4-byte-aligned pointers; the launcher
  * copies vectors.
  */
-static __global__ void __launch_bounds__(AS_THREADS, AS_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
-    __shared__ float tile[AS_TILE * AS_STRIDE];   // 16.5 KB
+    __shared__ float tile[TILE * AS_STRIDE];   // 16.5 KB
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
-    const size_t tiles_y = ceil_div(rows, AS_TILE);
-    const size_t tiles_x = ceil_div(cols, AS_TILE);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_x = ceil_div(cols, TILE);
     for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
-        const size_t row0 = (t % tiles_y) * AS_TILE;   // column-major: down a column of tiles of `in`
-        const size_t col0 = (t / tiles_y) * AS_TILE;
-        const unsigned height = (unsigned)(rows - row0 < AS_TILE ? rows - row0 : AS_TILE);
-        const unsigned width = (unsigned)(cols - col0 < AS_TILE ? cols - col0 : AS_TILE);
+        size_t row0, col0;
+        column_major_tile(t, tiles_y, &row0, &col0);
+        const unsigned height = tile_extent(rows, row0);
+        const unsigned width = tile_extent(cols, col0);
         load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
         store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, threadIdx.x);
@@ -274,8 +269,8 @@ static inline size_t any_shape_launch(const float *in, float *out, size_t rows, 
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
-    const dim3 block(AS_THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, AS_TILE) * ceil_div(cols, AS_TILE), 1);
+    const dim3 block(THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
     transpose_any_shape<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }

@@ -102,6 +102,19 @@ static __host__ __device__ __forceinline__ unsigned tile_extent(size_t n, size_t
 }
 
 /**
+ * @brief First row and column of tile @p t in column-major tile order
+ *        (step 10's default, used again by steps 11 and 12): consecutive
+ *        tiles go down a column of tiles of `in`, that is along a row of
+ *        tiles of `out`.
+ */
+static __host__ __device__ __forceinline__ void column_major_tile(size_t t, size_t tiles_y, size_t *row0,
+                                                                  size_t *col0)
+{
+    *row0 = (t % tiles_y) * TILE;
+    *col0 = (t / tiles_y) * TILE;
+}
+
+/**
  * @brief True when the 16-byte kernel may run: every row of `in` and of
  *        `out` starts on a 16-byte boundary.
  *

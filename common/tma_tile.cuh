@@ -15,32 +15,25 @@
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"
+#include "tile64.cuh"   // TILE, VEC, THREADS: a tile is step 10's 64 x 64
 
-/** Rows of a tile (and of a TMA box). */
-#define TMA_TILE_ROWS 64
 /** Columns of a TMA box: 128 bytes, the widest a 128-byte swizzle allows. */
 #define TMA_BOX_COLS 32
 /** Boxes side by side in a tile: a tile is 64 x 64 floats, 16 KB. */
 #define TMA_BOXES 2
-/** Columns of a tile. */
-#define TMA_TILE_COLS (TMA_BOX_COLS * TMA_BOXES)
 /** Bytes of one box. */
-#define TMA_BOX_BYTES (TMA_TILE_ROWS * TMA_BOX_COLS * 4)
+#define TMA_BOX_BYTES (TILE * TMA_BOX_COLS * 4)
 /** Bytes of one tile: one stage of the pipeline. */
 #define TMA_TILE_BYTES (TMA_BOX_BYTES * TMA_BOXES)
-/** Threads per block. */
-#define TMA_THREADS 256
-/** Floats per 16-byte chunk. */
-#define TMA_VEC 4
 /** Chunks in a 128-byte box row; the swizzle permutes them. */
-#define TMA_CHUNKS_PER_BOX_ROW (TMA_BOX_COLS / TMA_VEC)
+#define TMA_CHUNKS_PER_BOX_ROW (TMA_BOX_COLS / VEC)
 /** The 128-byte swizzle repeats every 1024 bytes: a stage must start on such a boundary. */
 #define TMA_SWIZZLE_ALIGN 1024
 /** Tiles in flight per block in the default variant. */
 #define TMA_STAGES 4
 
-static_assert(TMA_THREADS == (TMA_TILE_ROWS / TMA_VEC) * (TMA_TILE_COLS / TMA_VEC),
-              "one thread per 4x4 block of the tile");
+static_assert(TMA_BOX_COLS * TMA_BOXES == TILE, "the boxes side by side make a square tile");
+static_assert(THREADS == (TILE / VEC) * (TILE / VEC), "one thread per 4x4 block of the tile");
 
 /**
  * @brief Byte offset of chunk @p chunk (0-7) of row @p row inside a box
@@ -69,19 +62,19 @@ static __host__ __device__ __forceinline__ void store_tile_tma(const unsigned ch
     const unsigned lane = tid % 32, warp = tid / 32;
     const unsigned b = lane % 4 + 4 * (warp / 2);      // 4-column group of the tile, 0..15
     const unsigned g = lane / 4 + 8 * (warp % 2);      // 4-row group of the tile, 0..15
-    if (g * TMA_VEC >= height)
+    if (g * VEC >= height)
         return;
     const unsigned char *box = stage + (b / TMA_CHUNKS_PER_BOX_ROW) * TMA_BOX_BYTES;
     const unsigned chunk = b % TMA_CHUNKS_PER_BOX_ROW;
-    float4 r[TMA_VEC];   // r[k] = tile row 4g + k, columns 4b .. 4b + 3
+    float4 r[VEC];   // r[k] = tile row 4g + k, columns 4b .. 4b + 3
 UNROLL_ON_DEVICE
-    for (unsigned k = 0; k < TMA_VEC; ++k)
-        r[k] = *reinterpret_cast<const float4 *>(box + swizzled_chunk(g * TMA_VEC + k, chunk));
-    const size_t row_chunks = rows / TMA_VEC;                                 // chunks per row of `out`
-    const size_t first = ((col0 + b * TMA_VEC) * rows + row0 + g * TMA_VEC) / TMA_VEC;
-    if (b * TMA_VEC >= width)
+    for (unsigned k = 0; k < VEC; ++k)
+        r[k] = *reinterpret_cast<const float4 *>(box + swizzled_chunk(g * VEC + k, chunk));
+    const size_t row_chunks = rows / VEC;                                 // chunks per row of `out`
+    const size_t first = ((col0 + b * VEC) * rows + row0 + g * VEC) / VEC;
+    if (b * VEC >= width)
         return;
-    const unsigned cols_here = width - b * TMA_VEC;   // columns of the tile from 4b on
+    const unsigned cols_here = width - b * VEC;   // columns of the tile from 4b on
     out4[first] = make_float4(r[0].x, r[1].x, r[2].x, r[3].x);
     if (cols_here > 1)
         out4[first + row_chunks] = make_float4(r[0].y, r[1].y, r[2].y, r[3].y);

@@ -93,24 +93,18 @@ static void poison(float *p, size_t n)
  */
 static void play_any_shape_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
 {
-    static float tile[AS_TILE * AS_STRIDE];
-    poison(tile, AS_TILE * AS_STRIDE);
-    const size_t tiles_y = ceil_div(rows, AS_TILE);
-    const size_t row0 = (t % tiles_y) * AS_TILE, col0 = (t / tiles_y) * AS_TILE;
-    const unsigned height = (unsigned)(rows - row0 < AS_TILE ? rows - row0 : AS_TILE);
-    const unsigned width = (unsigned)(cols - col0 < AS_TILE ? cols - col0 : AS_TILE);
+    static float tile[TILE * AS_STRIDE];
+    poison(tile, TILE * AS_STRIDE);
+    size_t row0, col0;
+    column_major_tile(t, ceil_div(rows, TILE), &row0, &col0);
+    const unsigned height = tile_extent(rows, row0);
+    const unsigned width = tile_extent(cols, col0);
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
-    for (unsigned tid = 0; tid < AS_THREADS; ++tid)
+    for (unsigned tid = 0; tid < THREADS; ++tid)
         load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, tid);
-    for (unsigned tid = 0; tid < AS_THREADS; ++tid)
+    for (unsigned tid = 0; tid < THREADS; ++tid)
         store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, tid);
-}
-
-/** @brief True when element (c, r) of `out` lies in tile @p t's part of it. */
-static bool in_tile(size_t t, size_t tiles_y, size_t c, size_t r)
-{
-    return r / AS_TILE == t % tiles_y && c / AS_TILE == t / tiles_y;
 }
 
 /**
@@ -131,26 +125,23 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     std::vector<float> out_mem(count + 8);
     float *out = out_mem.data() + ((4 + out_lead - ((uintptr_t)out_mem.data() / 4) % 4) % 4);
     poison(out_mem.data(), out_mem.size());
-    const size_t tiles_y = ceil_div(rows, AS_TILE);
-    const size_t tiles = tiles_y * ceil_div(cols, AS_TILE);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
     bool ok = ((uintptr_t)in / 4) % 4 == in_lead && ((uintptr_t)out / 4) % 4 == out_lead;
     for (int pass = 0; pass < 2 && ok; ++pass) {
         poison(out_mem.data(), out_mem.size());
         for (size_t k = 0; k < tiles && ok; ++k) {
             const size_t t = pass == 0 ? k : tiles - 1 - k;
             play_any_shape_tile(t, in, out, rows, cols);
+            // Tile t's elements are right, and nothing of a tile not yet played has changed.
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    if (in_tile(t, tiles_y, c, r) && out[c * rows + r] != value_of(r * cols + c))
-                        ok = false;   // this tile's element is wrong
-                }
-            // Nothing outside the tiles done so far has changed.
-            for (size_t c = 0; c < cols && ok; ++c)
-                for (size_t r = 0; r < rows && ok; ++r) {
-                    const size_t owner = (c / AS_TILE) * tiles_y + r / AS_TILE;
-                    const bool done = pass == 0 ? owner <= t : owner >= t;
-                    if (!done && !isnan(out[c * rows + r]))
-                        ok = false;   // a tile wrote outside its part of `out`
+                    const size_t owner = (c / TILE) * tiles_y + r / TILE;   // column-major tile number
+                    const float got = out[c * rows + r];
+                    if (owner == t)
+                        ok = got == value_of(r * cols + c);
+                    else if (pass == 0 ? owner > t : owner < t)
+                        ok = isnan(got);   // a tile wrote outside its part of `out`
                 }
         }
         // The floats around `out` are untouched.
@@ -171,7 +162,7 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
 static void fill_tma_stage(unsigned char *stage, const float *in, size_t rows, size_t cols, size_t row0, size_t col0)
 {
     for (unsigned b = 0; b < TMA_BOXES; ++b)
-        for (unsigned r = 0; r < TMA_TILE_ROWS; ++r)
+        for (unsigned r = 0; r < TILE; ++r)
             for (unsigned c = 0; c < TMA_BOX_COLS; ++c) {
                 const size_t gr = row0 + r, gc = col0 + b * TMA_BOX_COLS + c;
                 const float v = gr < rows && gc < cols ? in[gr * cols + gc] : 0.0f;
@@ -192,14 +183,15 @@ static bool check_tma_store(size_t rows, size_t cols)
     float *out = reinterpret_cast<float *>(out_mem.data() + 1);
     poison(reinterpret_cast<float *>(out_mem.data()), out_mem.size() * 4);
     alignas(TMA_SWIZZLE_ALIGN) static unsigned char stage[TMA_TILE_BYTES];
-    const size_t tiles_y = ceil_div(rows, TMA_TILE_ROWS);
-    const size_t tiles = tiles_y * ceil_div(cols, TMA_TILE_COLS);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
     for (size_t t = 0; t < tiles; ++t) {
-        const size_t row0 = (t % tiles_y) * TMA_TILE_ROWS, col0 = (t / tiles_y) * TMA_TILE_COLS;
-        const unsigned height = (unsigned)(rows - row0 < TMA_TILE_ROWS ? rows - row0 : TMA_TILE_ROWS);
-        const unsigned width = (unsigned)(cols - col0 < TMA_TILE_COLS ? cols - col0 : TMA_TILE_COLS);
+        size_t row0, col0;
+        column_major_tile(t, tiles_y, &row0, &col0);
+        const unsigned height = tile_extent(rows, row0);
+        const unsigned width = tile_extent(cols, col0);
         fill_tma_stage(stage, in.data(), rows, cols, row0, col0);
-        for (unsigned tid = 0; tid < TMA_THREADS; ++tid)
+        for (unsigned tid = 0; tid < THREADS; ++tid)
             store_tile_tma(stage, reinterpret_cast<float4 *>(out), rows, row0, col0, height, width, tid);
     }
     bool ok = true;

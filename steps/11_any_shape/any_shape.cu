@@ -30,7 +30,6 @@
  */
 #include "harness.h"
 #include "any_shape.cuh"
-#include "tile64.cuh"
 
 /**
  * @brief The control: the 4-byte kernel of steps 09 and 10 (common/tile64.cuh)
@@ -42,10 +41,12 @@ transpose_words_column_order(const float *__restrict__ in, float *__restrict__ o
     __shared__ float tile[TILE * TILE];   // 16 KB, laid out by word_slot()
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles_x = ceil_div(cols, TILE);
-    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x)
-        transpose_tile_words<load_through_registers>(tile, in, out, rows, cols, (t % tiles_y) * TILE,
-                                                     (t / tiles_y) * TILE, threadIdx.x % BLOCK_COLS,
-                                                     threadIdx.x / BLOCK_COLS);
+    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
+        size_t row0, col0;
+        column_major_tile(t, tiles_y, &row0, &col0);
+        transpose_tile_words<load_through_registers>(tile, in, out, rows, cols, row0, col0,
+                                                     threadIdx.x % BLOCK_COLS, threadIdx.x / BLOCK_COLS);
+    }
 }
 
 /** @brief The default: the any-shape kernel (vectors are copied). */

@@ -102,11 +102,11 @@ static __device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensor
 static __device__ __forceinline__ void start_tile(const CUtensorMap *map, size_t t, size_t tiles_y,
                                                   uint32_t stage_addr, uint32_t bar)
 {
-    const int row0 = (int)((t % tiles_y) * TMA_TILE_ROWS);
-    const int col0 = (int)((t / tiles_y) * TMA_TILE_COLS);
+    size_t row0, col0;
+    column_major_tile(t, tiles_y, &row0, &col0);
     barrier_expect_bytes(bar, TMA_TILE_BYTES);   // out-of-matrix parts count too: they are zero-filled
     for (int b = 0; b < TMA_BOXES; ++b)
-        tma_load_box(stage_addr + b * TMA_BOX_BYTES, map, col0 + b * TMA_BOX_COLS, row0, bar);
+        tma_load_box(stage_addr + b * TMA_BOX_BYTES, map, (int)col0 + b * TMA_BOX_COLS, (int)row0, bar);
 }
 
 /**
@@ -118,7 +118,7 @@ static __device__ __forceinline__ void start_tile(const CUtensorMap *map, size_t
  * multiples of 4, both pointers 16-byte aligned.
  */
 template <unsigned STAGES>
-__global__ void __launch_bounds__(TMA_THREADS)
+__global__ void __launch_bounds__(THREADS)
 transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ out, size_t rows, size_t cols)
 {
 #if !HAS_TMA
@@ -133,8 +133,8 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     const uint32_t stages_addr = base + skip;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
 
-    const size_t tiles_y = ceil_div(rows, TMA_TILE_ROWS);
-    const size_t tiles = tiles_y * ceil_div(cols, TMA_TILE_COLS);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
     if (threadIdx.x == 0) {
         for (unsigned s = 0; s < STAGES; ++s)
             barrier_init(full_addr + 8 * s);
@@ -152,10 +152,10 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
         const unsigned s = (unsigned)(i % STAGES);
         barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
-        const size_t row0 = (t % tiles_y) * TMA_TILE_ROWS;
-        const size_t col0 = (t / tiles_y) * TMA_TILE_COLS;
-        const unsigned height = (unsigned)(rows - row0 < TMA_TILE_ROWS ? rows - row0 : TMA_TILE_ROWS);
-        const unsigned width = (unsigned)(cols - col0 < TMA_TILE_COLS ? cols - col0 : TMA_TILE_COLS);
+        size_t row0, col0;
+        column_major_tile(t, tiles_y, &row0, &col0);
+        const unsigned height = tile_extent(rows, row0);
+        const unsigned width = tile_extent(cols, col0);
         store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // everyone has read stage s
         const size_t next = t + (size_t)STAGES * gridDim.x;
@@ -203,7 +203,7 @@ static encode_tiled_fn encode_tiled(void)
  */
 static bool tma_fits(const float *in, const float *out, size_t rows, size_t cols)
 {
-    return is_aligned_16(in) && is_aligned_16(out) && rows % TMA_VEC == 0 && cols % TMA_VEC == 0 &&
+    return is_aligned_16(in) && is_aligned_16(out) && rows % VEC == 0 && cols % VEC == 0 &&
            rows <= INT32_MAX && cols <= INT32_MAX && encode_tiled() != NULL;
 }
 
@@ -212,7 +212,7 @@ static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_
 {
     const cuuint64_t size[2] = {cols, rows};              // innermost dimension first
     const cuuint64_t pitch[1] = {cols * sizeof(float)};   // bytes from one row to the next
-    const cuuint32_t box[2] = {TMA_BOX_COLS, TMA_TILE_ROWS};
+    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
     const cuuint32_t step[2] = {1, 1};
     return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)in, size, pitch, box, step,
                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -244,12 +244,12 @@ static size_t launch_tma_stages(const float *in, float *out, size_t rows, size_t
         CUDA_CHECK(cudaFuncSetAttribute((const void *)transpose_tma<STAGES>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)tma_shared_bytes(STAGES)));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, transpose_tma<STAGES>, TMA_THREADS,
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, transpose_tma<STAGES>, THREADS,
                                                                  tma_shared_bytes(STAGES)));
     }
-    const size_t tiles = ceil_div(rows, TMA_TILE_ROWS) * ceil_div(cols, TMA_TILE_COLS);
+    const size_t tiles = ceil_div(rows, TILE) * ceil_div(cols, TILE);
     const size_t persistent = (size_t)resident * multiprocessors;
-    const dim3 block(TMA_THREADS);
+    const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(tiles < persistent ? tiles : persistent, 1);
     transpose_tma<STAGES><<<grid, block, tma_shared_bytes(STAGES), stream>>>(map, out, rows, cols);
     return threads_launched(grid, block);
