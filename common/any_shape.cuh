@@ -200,8 +200,13 @@ UNROLL_ON_DEVICE
  * run of the tile above, so they are written one by one, as are the 0-3
  * floats after the run's last whole chunk. Runs never overlap, and a whole
  * chunk lies inside one run: every float is written exactly once.
- * Thread t works on run `t / 4`; the 4 lanes of a run take its whole
- * chunks j = t % 4, +4, +8, +12, so a warp writes 8 runs x 64 bytes.
+ *
+ * Thread t works on run `t / 4`. The 4 lanes of a run write the 64-byte
+ * aligned groups of 4 chunks that the run's whole chunks fall in, one
+ * group per pass, so that one store instruction writes whole 32-byte
+ * sectors. (Groups counted from the run's first whole chunk would, on
+ * most shapes, end half-way through a sector that the next pass then
+ * finishes: L2 would receive those sectors twice.)
  */
 static __host__ __device__ __forceinline__ void store_tile_any_shape(const float *tile, chunked<float4> out,
                                                                      float *out_floats, size_t rows, size_t row0,
@@ -218,12 +223,15 @@ static __host__ __device__ __forceinline__ void store_tile_any_shape(const float
     const unsigned head = head_wanted < height ? head_wanted : height;   // floats before the first whole chunk
     const unsigned whole = (height - head) / VEC;                     // whole chunks in the run
     const unsigned tail = height - head - whole * VEC;                // floats after the last one
-    const size_t chunk0 = (flat + head) / VEC;
+    const size_t chunk0 = (flat + head) / VEC;                        // the first whole chunk
+    const unsigned skew = (unsigned)(chunk0 % AS_STORE_LANES);        // its place in its 64-byte group
+    // Slot j is chunk `chunk0 - skew + j`: whole chunk w sits at slot w + skew.
 UNROLL_ON_DEVICE
-    for (unsigned j = lane; j < TILE / VEC; j += AS_STORE_LANES)
-        if (j < whole) {
-            const float *src = tile + (head + j * VEC) * AS_STRIDE + cc;   // 4 rows of one column
-            out.chunks[chunk0 + j] = make_float4(src[0], src[AS_STRIDE], src[2 * AS_STRIDE], src[3 * AS_STRIDE]);
+    for (unsigned j = lane; j < TILE / VEC + AS_STORE_LANES; j += AS_STORE_LANES)
+        if (j >= skew && j - skew < whole) {
+            const unsigned w = j - skew;
+            const float *src = tile + (head + w * VEC) * AS_STRIDE + cc;   // 4 rows of one column
+            out.chunks[chunk0 + w] = make_float4(src[0], src[AS_STRIDE], src[2 * AS_STRIDE], src[3 * AS_STRIDE]);
         }
     // The 0-6 single floats: edge e < head is tile row e, the others follow the whole chunks.
 UNROLL_ON_DEVICE
