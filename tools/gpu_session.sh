@@ -14,8 +14,10 @@
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
-# When OUT is set, the results and the test logs are packed into
-# $OUT/results.tgz, so a remote machine can send them back.
+# When OUT is set, the results, the test logs and the bench's per-run files
+# are packed into $OUT/results.tgz, so a remote machine can send them back;
+# also when the session is stopped (SIGTERM, e.g. by timeout), so that a cut
+# bench can go on elsewhere: unpack, then RESUME=1 tools/gpu_session.sh bench.
 # Exit code: the worst of the batches (0 when all passed).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 3
@@ -32,8 +34,9 @@ mkdir -p "$RESULTS"
 
 pack() {
     [ -n "${OUT:-}" ] || return 0
-    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* build/test-logs 2>/dev/null
+    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* build/test-logs build/bench 2>/dev/null
 }
+trap 'pack; exit 124' TERM
 
 build() {
     make -j"$JOBS" all >/dev/null || die "the build failed: run make all and read its errors"
