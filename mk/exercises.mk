@@ -7,8 +7,8 @@
 #
 # Each grader links the exercise, the solution, the step's own file compiled
 # without its main() (the Makefile's .cu.nomain.o rule) and tools/grade_main.cu
-# compiled for that exercise.  tools/grade.py drives them; docs/grading.md
-# explains the whole thing.
+# compiled for that exercise.  tools/grade.py, the one grader, drives them;
+# docs/grading.md explains the whole thing.
 
 EX_DIRS   := $(sort $(wildcard exercises/[0-9][0-9]_*))
 EX_NUMS   := $(foreach d,$(EX_DIRS),$(firstword $(subst _, ,$(notdir $(d)))))
@@ -23,13 +23,14 @@ EXTRA_BINS += $(GRADE_BINS)
 
 .PHONY: grade grade-selftest reference-timings
 
-grade: ## grade exercises: make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv], make grade (all)
-	@BUILD='$(BUILD)' python3 tools/grade.py \
-	    $(if $(EX),$(EX)$(if $(SOLUTION), --solution)$(if $(FILE), --file '$(FILE)')$(if $(BATCH), --batch '$(BATCH)' --csv '$(or $(CSV),grades.csv)'),--all)
+# FILE= and BATCH= without EX= reach tools/grade.py as --all --file ..., which it
+# refuses with one line, rather than grading the skeletons instead.
+grade: ## grade exercises, four checks each (tools/grade.py): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
+	@BUILD='$(BUILD)' python3 tools/grade.py $(or $(EX),--all)$(if $(SOLUTION), --solution)$(if \
+	    $(FILE), --file '$(FILE)')$(if $(BATCH), --batch '$(BATCH)' --csv '$(or $(CSV),grades.csv)')
 
-grade-selftest: ## prove the grader: every solution passes, every untouched skeleton fails (GPU)
-	@BUILD='$(BUILD)' bash tools/grade.sh --all-solutions
-	@BUILD='$(BUILD)' bash tools/grade.sh --all-skeletons
+grade-selftest: ## test the grader (tests/test_grader.sh): every solution passes, every skeleton and planted wrong answer fails (GPU: 10+ min)
+	@BUILD='$(BUILD)' GRADER_GPU_TESTS=1 bash tests/test_grader.sh
 
 reference-timings: ## time every reference solution on this GPU into docs/reference-timings.{csv,md}
 	@BUILD='$(BUILD)' bash tools/reference_timings.sh

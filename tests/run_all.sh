@@ -14,8 +14,11 @@
 #   addstep    a new step directory is all a new step needs (tests/test_add_step.sh)
 #   gpu        every kernel bit for bit on the shapes of tests/shapes.txt, the
 #              checker's own failures, reports, compute-sanitizer
-#   exercises  the grader on every solution and skeleton, the grader's own tests
-#              (tests/test_grader.sh), reference timing hashes
+#   exercises  the grader, tools/grade.py, through its tests (tests/test_grader.sh):
+#              without a GPU its command line, builds and compiled-code checks; on
+#              a GPU also every solution passes all four checks, every untouched
+#              skeleton and every planted wrong answer fails (--quick, side by
+#              side); then the reference timing hashes
 #   docs       generated tables, diagrams, make docs
 #
 # Environment:
@@ -403,25 +406,18 @@ limits_job() {
         "$bin" --check-only --shapes "${side}x${side}"
 }
 
-# grade_solution_job NN: tools/grade.sh --solution NN must pass; its verdict
-# line is the test. One job per exercise, so that they run side by side.
-grade_solution_job() {
-    local out=$LOG/jobs/grade-solution-$1.out status verdict
-    BUILD=$BUILD tools/grade.sh --solution "$1" >"$out" 2>&1
-    status=$?
-    verdict=$(grep -E '^(PASS|FAIL) ' "$out" | tail -n 1)
-    if [ "$status" -eq 0 ] && [[ $verdict == PASS* ]]; then
-        pass "grade: solution ${verdict#PASS }"
-    else
-        fail "grade: solution $1 (exit $status): ${verdict:-$(grep -m1 '^error' "$out")}"
-    fi
-}
-
-# grader_job: tests/test_grader.sh, the grader's own tests; each of its
-# PASS/FAIL/SKIP lines is a test.
+# grader_job [PART]: tests/test_grader.sh, the grader's tests, on one part
+# (cpu, solution:NN, skeleton:NN, planted:NAME) with tools/grade.py --quick, or
+# without PART all of it (on a machine without a GPU: the no-GPU tests, and one
+# SKIP line per GPU test). Each of its PASS/FAIL/SKIP lines is a test.
 grader_job() {
-    local out=$LOG/jobs/grader.out status word rest
-    BUILD=$BUILD bash tests/test_grader.sh >"$out" 2>&1
+    local out=$LOG/jobs/grader-${1:-all}.out status word rest
+    out=${out//:/-}
+    if [ $# -gt 0 ]; then
+        BUILD=$BUILD bash tests/test_grader.sh --quick "$1" >"$out" 2>&1
+    else
+        BUILD=$BUILD bash tests/test_grader.sh >"$out" 2>&1
+    fi
     status=$?
     while read -r word rest; do
         case $word in
@@ -431,20 +427,6 @@ grader_job() {
     if [ "$status" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
         fail "tests/test_grader.sh (exit $status, no FAIL line): $(tail -c 300 "$out" | tr '\n' ' ')"
     fi
-}
-
-# grade_job MODE: tools/grade.sh --all-solutions or --all-skeletons; each of
-# its PASS/FAIL/SKIP lines is a test.
-grade_job() {
-    local out=$LOG/jobs/grade-$1.out status word rest
-    BUILD=$BUILD tools/grade.sh "--all-$1" >"$out" 2>&1
-    status=$?
-    while read -r word rest; do
-        case $word in
-            PASS) pass "grade: $rest" ;; FAIL) fail "grade: $rest" ;; SKIP) skip "grade: $rest" ;;
-        esac
-    done < <(grep -E '^(PASS|FAIL|SKIP) ' "$out")
-    if [ "$status" -ge 2 ]; then fail "tools/grade.sh --all-$1 (exit $status): $(grep -m1 '^error' "$out")"; fi
 }
 
 # job_log NAME: the log file of a job (NAME is KIND:ARGUMENT, e.g. check:build/step07).
@@ -464,9 +446,7 @@ run_job() {
         planted) planted_job ;;
         extras) extras_job ;;
         limits) limits_job ;;
-        grade) grade_job "$arg" ;;
-        solution) grade_solution_job "$arg" ;;
-        grader) grader_job ;;
+        grader) if [ "$arg" = "$1" ]; then grader_job; else grader_job "$arg"; fi ;;
     esac >"$(job_log "$1")" 2>&1
     echo "$((SECONDS - start))s $1" >>"$LOG/jobs/times.txt"
 }
@@ -505,19 +485,21 @@ gpu_work() {
         rest+=(planted extras)
         gpu_order+=(planted extras limits)
     fi
-    local grade_order=() d
-    if wanted exercises; then
-        if [ -x tools/grade.sh ]; then
-            for d in exercises/[0-9][0-9]_*/; do
-                [ -d "$d" ] && d=${d#exercises/} && grade_order+=("solution:${d%%_*}")
-            done
-            grade_order+=(grade:skeletons)
-        fi
-        [ -f tests/test_grader.sh ] && grade_order+=(grader)
+    local grade_order=() name
+    if wanted exercises && [ "$have_gpu" -eq 1 ] && [ -f tests/test_grader.sh ]; then
+        # One job per solution, skeleton and planted file, so that they run side by
+        # side; the exercises are those the grader finds (tools/grade.py --list).
+        grade_order+=(grader:cpu)
+        for name in $(python3 tools/grade.py --list 2>/dev/null); do
+            grade_order+=("grader:solution:${name:0:2}" "grader:skeleton:${name:0:2}")
+        done
+        for name in tests/graded_wrong/*.cu; do
+            [ -f "$name" ] && name=${name##*/} && grade_order+=("grader:planted:${name%.cu}")
+        done
         rest=("${grade_order[@]}" "${rest[@]}")
         # The graders build what they miss through make: build it all once
         # here, so that jobs side by side never build the same file at once.
-        [ "$have_gpu" -eq 1 ] && make -s -j"$JOBS" all BUILD="$BUILD" >"$LOG/grade-build.log" 2>&1
+        make -s -j"$JOBS" all BUILD="$BUILD" >"$LOG/grade-build.log" 2>&1
     fi
 
     if [ "$have_gpu" -eq 1 ]; then
@@ -564,9 +546,10 @@ gpu_work() {
     if wanted exercises; then
         section "Exercises"
         if [ "$have_gpu" -eq 0 ]; then
-            if [ -x tools/grade.sh ]; then skip "grade every solution and skeleton (no GPU)"; fi
-            # The grader's own tests skip their GPU parts, visibly.
-            if [ -f tests/test_grader.sh ]; then run_job grader; fi
+            # The grader's tests: those that need no GPU, then one SKIP line per GPU test.
+            if [ -f tests/test_grader.sh ]; then run_job grader; grade_order=(grader); fi
+        elif [ -f tests/test_grader.sh ]; then
+            skip "grader: a batch of ten files gives the expected CSV (make grade-selftest runs it)"
         fi
         show_jobs "${grade_order[@]}"
         if [ -x tools/check_reference_hashes.sh ]; then

@@ -10,6 +10,12 @@
                                            a class: DIR/*.cu, one file per student
                                            (the file's stem is the name), one CSV row each
     tools/grade.py ... --technique-only    only the checks of the compiled code: no GPU needed
+    tools/grade.py ... --build-only        only build the grader programs: no GPU, no cuobjdump
+    tools/grade.py --list                  the exercises found, one NN_name a line
+
+An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step
+steps/NN_*/ exists, with its reference answer in solutions/NN_name/solution.cu: adding
+one means adding those folders, nothing here.
 
 Options:
     --timeout S      limit of every program run and build, in seconds (default 300);
@@ -17,11 +23,14 @@ Options:
     --shape RxC      the timed shape (default: $GRADE_SHAPE, else 8192x8192)
     --no-huge        skip the shape of more than 2^31 elements (it needs ~17 GB of GPU
                      and ~26 GB of host memory); the report says it was skipped
+    --quick          the grader's self-test (make test): --no-huge, and once Correctness
+                     FAILs the sanitizers are not run; every check still runs on a file
+                     that passes Correctness
 
 Each exercise gets four verdicts, PASS, FAIL or SKIP, each with one line of why:
   Correctness  bit-exact on the graded shapes (one process: --check-only --shapes LIST),
                on one shape of more than 2^31 elements where memory allows, and at every
-               value of the exercise's parameter (exercise 02's block shape, 07's BLOCK_ROWS)
+               value of the exercise's parameter (exercise 02's block shape, for one)
   Sanitizers   compute-sanitizer memcheck, racecheck (warnings count), synccheck and
                initcheck on small odd shapes
   Technique    the compiled code (cuobjdump -sass, -res-usage) meets the exercise's
@@ -35,8 +44,9 @@ Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missin
 unreadable file; 3 no GPU, or a problem of the machine or the repository.
 
 Environment: BUILD (build directory, default build), ARCH (passed to make), MAKE,
-GRADE_SHAPE, and CUOBJDUMP, COMPUTE_SANITIZER, NCU to name those tools (default: PATH,
-then $CUDA_HOME/bin, then /usr/local/cuda/bin).
+GRADE_SHAPE, GRADE_WORK (the folder of the private copies, default BUILD/grade-work),
+and CUOBJDUMP, COMPUTE_SANITIZER, NCU to name those tools (default: PATH, then
+$CUDA_HOME/bin, then /usr/local/cuda/bin).
 """
 
 import argparse
@@ -53,12 +63,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
+import results as result_files  # tools/results.py: the one reader of result CSVs
 from metrics import parse_ncu_raw_csv  # shared with tools/ncu_profile.py
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = os.environ.get("BUILD") or "build"
 BUILD_DIR = Path(BUILD) if Path(BUILD).is_absolute() else ROOT / BUILD
-WORK_DIR = BUILD_DIR / "grade-work"  # private copies of graded files, one folder each
+# Private copies of graded files, one folder each. GRADE_WORK moves them, so that
+# several graders can run side by side on the same files (tests/test_grader.sh).
+WORK_DIR = (Path(os.environ["GRADE_WORK"]).resolve() if os.environ.get("GRADE_WORK")
+            else BUILD_DIR / "grade-work")
 
 CHECKS = ("Correctness", "Sanitizers", "Technique", "Speed")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -250,19 +264,34 @@ class Exercise:
         return self.rules.get("parameter")
 
 
+EXERCISE_DIR_RE = re.compile(r"[0-9]{2}_[A-Za-z0-9_]+")
+
+
+def exercise_dirs() -> List[Path]:
+    """Every exercises/NN_name/ folder, in order."""
+    folder = ROOT / "exercises"
+    return sorted(p for p in folder.iterdir()
+                  if p.is_dir() and EXERCISE_DIR_RE.fullmatch(p.name)) if folder.is_dir() else []
+
+
+def has_step(name: str) -> bool:
+    return any(p.is_dir() for p in (ROOT / "steps").glob(name[:2] + "_*"))
+
+
 def exercise_names() -> List[str]:
-    """exercises/NN_name directories whose step exists (only those can be graded)."""
-    names = []
-    for path in sorted((ROOT / "exercises").glob("[0-9][0-9]_*")):
-        if path.is_dir() and any((ROOT / "steps").glob(path.name[:2] + "_*")):
-            names.append(path.name)
-    return names
+    """The exercises: exercises/NN_name/ folders whose step exists (only those can be
+    graded, against the step's kernel; mk/exercises.mk builds the same list)."""
+    return [p.name for p in exercise_dirs() if has_step(p.name)]
 
 
 def load_exercise(number: str) -> Exercise:
     names = exercise_names()
     matches = [n for n in names if n.startswith(number + "_")]
     if not matches:
+        stepless = [p.name for p in exercise_dirs() if p.name.startswith(number + "_")]
+        if stepless:
+            raise UsageError("exercises/%s cannot be graded: there is no steps/%s_* to time "
+                             "it against" % (stepless[0], number))
         known = " ".join(n[:2] for n in names)
         raise UsageError("no exercise %s: the exercises are %s" % (number, known))
     name = matches[0]
@@ -1089,36 +1118,45 @@ def time_once(program: Path, shape: str, timeout: float) -> Union[Timing, Verdic
     rows = graded_rows(ran.out)
     if "student" not in rows or ran.rc not in (0, 1):
         return Verdict("FAIL", "timed run: " + stopped_why(ran, shape))
-    if rows["student"].get("check") != "PASS":
+    if rows["student"]["check"] != "PASS":
         return Verdict("FAIL", "wrong result in the timed run at %s" % shape)
-    for other in ("reference", "step"):
-        if rows.get(other, {}).get("check") != "PASS":
+    for other in GRADED_KERNELS[1:]:
+        if other not in rows or rows[other]["check"] != "PASS":
             # The machine was confirmed with the reference, so yours broke it: a write
             # outside `out` can land in the input the others read next.
             return Verdict("FAIL", "the %s kernel went wrong after yours ran at %s: does "
                            "your kernel write outside `out`?" % (other, shape))
-    student_ms = number(rows["student"].get("median_ms"))
-    reference_ms = number(rows["reference"].get("median_ms"))
-    if student_ms <= 0 or reference_ms <= 0:
+    student_ms = result_files.number(rows["student"]["median_ms"])
+    reference_ms = result_files.number(rows["reference"]["median_ms"])
+    if not student_ms or not reference_ms or student_ms <= 0 or reference_ms <= 0:
         raise EnvironmentProblem("the timed run at %s printed no times" % shape)
     lines = ["%-9s %9.4f ms %8s GB/s %7s %% of copy" % (
-        k, number(rows[k].get("median_ms")), rows[k].get("gbps", "-"),
-        rows[k].get("pct_of_copy", "-")) for k in ("student", "reference", "step")]
+        k, result_files.number(rows[k]["median_ms"]) or 0.0, rows[k]["gbps"] or "-",
+        rows[k]["pct_of_copy"] or "-") for k in GRADED_KERNELS]
     return Timing(reference_ms / student_ms, lines)
 
 
+# The kernels of a grader program (tools/grade_main.cu), the graded one first.
+GRADED_KERNELS = ("student", "reference", "step")
+
+
 def graded_rows(text: str) -> Dict[str, dict]:
-    """The rows of student, reference and step in --csv output, read by column name."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("gpu,")), None)
-    if start is None:
-        return {}
-    rows = {}
-    for row in csv.DictReader(lines[start:]):
-        if row.get("role", "kernel") == "kernel" and row.get("kernel") in (
-                "student", "reference", "step"):
-            rows[row["kernel"]] = row
-    return rows
+    """The rows of student, reference and step in a --csv run, by kernel name.
+
+    tools/results.py reads the run as it reads every results file: by column name,
+    after checking that every column of the layout is there and every role is known.
+    Output it cannot read (no header, a missing column) gives no rows.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.csv")
+        with open(path, "w") as f:
+            f.write(text)
+        try:
+            rows = result_files.load_bench(path)
+        except result_files.ResultsError:
+            return {}
+    return {row["kernel"]: row for row in result_files.kernel_rows(rows)
+            if row["kernel"] in GRADED_KERNELS}
 
 
 def ratio_text(ratio: float) -> str:
@@ -1206,8 +1244,14 @@ def with_define(text: str, name: str, value: str) -> Optional[str]:
 class Options:
     timeout: float
     timed_shape: str
-    technique_only: bool
-    huge: bool = True
+    technique_only: bool = False
+    build_only: bool = False
+    no_huge: Optional[str] = None  # why the huge shape is not checked ("--no-huge"), or None
+    quick: bool = False  # no sanitizers after a Correctness FAIL
+
+    @property
+    def needs_gpu(self) -> bool:
+        return not (self.technique_only or self.build_only)
 
 
 def grade(subject: Subject, options: Options) -> Grade:
@@ -1215,7 +1259,7 @@ def grade(subject: Subject, options: Options) -> Grade:
     result = Grade(subject)
     verdicts = result.verdicts
     timeout = options.timeout
-    if not options.technique_only:
+    if options.needs_gpu:
         confirm_machine(subject.exercise, timeout)
     if subject.mode == "file":
         prepare_copy(subject, subject.source.read_text(errors="replace"))
@@ -1226,6 +1270,8 @@ def grade(subject: Subject, options: Options) -> Grade:
         for check in CHECKS[1:]:
             verdicts[check] = Verdict("SKIP", "nothing to check: it does not build")
         return result
+    if options.build_only:
+        return built_only(subject, timeout)
     progress("reading the compiled code")
     technique = check_compiled_code(subject, timeout)
     if options.technique_only:
@@ -1236,9 +1282,12 @@ def grade(subject: Subject, options: Options) -> Grade:
 
     program = Program(subject.program)
     others, others_why_not = parameter_programs(subject, timeout)
-    verdicts["Correctness"] = correctness(program, others, others_why_not, timeout, options.huge)
+    verdicts["Correctness"] = correctness(program, others, others_why_not, timeout,
+                                          options.no_huge)
     if verdicts["Correctness"].stopped:
         verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
+    elif options.quick and verdicts["Correctness"].status == "FAIL":
+        verdicts["Sanitizers"] = Verdict("SKIP", "--quick: not run after Correctness FAILed")
     else:
         verdicts["Sanitizers"] = sanitizers(subject, program, others, timeout)
     correct = verdicts["Correctness"].status == "PASS"
@@ -1255,6 +1304,23 @@ def grade(subject: Subject, options: Options) -> Grade:
     else:
         verdicts["Speed"] = Verdict("SKIP", "a kernel that is not correct is not timed")
     return ordered(result)
+
+
+def built_only(subject: Subject, timeout: float) -> Grade:
+    """--build-only: the grader program is built; so are the parameter's other values."""
+    result = Grade(subject)
+    others, why_not = parameter_programs(subject, timeout)
+    if why_not:
+        result.verdicts["Correctness"] = Verdict("FAIL", why_not)
+    else:
+        why = "--build-only: built %s" % make_path(subject.program)
+        rebuilt = [o.label for o in others if o.path != subject.program]
+        if rebuilt:
+            why += ", and again with %s" % ", ".join(rebuilt)
+        result.verdicts["Correctness"] = Verdict("SKIP", why)
+    for check in CHECKS[1:]:
+        result.verdicts[check] = Verdict("SKIP", "--build-only")
+    return result
 
 
 def ordered(result: Grade) -> Grade:
@@ -1299,7 +1365,7 @@ def confirm_machine(exercise: Exercise, timeout: float) -> Path:
 
 
 def correctness(program: Program, others: List[Program], others_why_not: Optional[str],
-                timeout: float, huge: bool) -> Verdict:
+                timeout: float, no_huge: Optional[str]) -> Verdict:
     """The graded shapes, the huge shape, then the parameter's other values."""
     shapes, source = shapes_for("grade")
     progress("checking %d shapes (%s)" % (len(shapes), source))
@@ -1309,9 +1375,9 @@ def correctness(program: Program, others: List[Program], others_why_not: Optiona
     details = ["%s (%s): %s" % (main.why, source, ", ".join(shapes))]
     notes = []
     for shape in shapes_for("huge")[0]:
-        if not huge:
-            details.append("SKIP %s: --no-huge" % shape)
-            notes.append("%s SKIPPED (--no-huge)" % shape)
+        if no_huge:
+            details.append("SKIP %s: %s" % (shape, no_huge))
+            notes.append("%s SKIPPED (%s)" % (shape, no_huge))
             continue
         progress("checking %s" % shape)
         verdict = check_huge(program, shape, timeout)
@@ -1432,13 +1498,25 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--csv", type=Path, help="with --batch: write one row per student here")
     parser.add_argument("--technique-only", action="store_true",
                         help="only the checks of the compiled code (no GPU needed)")
+    parser.add_argument("--build-only", action="store_true",
+                        help="only build the grader programs (no GPU, no cuobjdump needed)")
+    parser.add_argument("--list", action="store_true", help="list the exercises found")
     parser.add_argument("--timeout", default="300", help="seconds per program run (default 300)")
     parser.add_argument("--no-huge", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="the self-test's pace: --no-huge, no sanitizers after a Correctness FAIL")
     parser.add_argument("--shape", default=os.environ.get("GRADE_SHAPE") or DEFAULT_TIMED_SHAPE,
                         help="the timed shape ROWSxCOLS (default 8192x8192)")
     args = parser.parse_args(argv)
     if args.help:
         return args
+    if args.list:
+        if len(argv) > 1:
+            raise UsageError("--list takes nothing else (see tools/grade.py --help)")
+        return args
+    if args.technique_only and args.build_only:
+        raise UsageError("--technique-only and --build-only cannot be combined "
+                         "(see tools/grade.py --help)")
     if args.all and args.exercise:
         raise UsageError("give an exercise number or --all, not both (see tools/grade.py --help)")
     if not args.all and not args.exercise:
@@ -1494,7 +1572,13 @@ def main(argv: List[str]) -> int:
     if args.help:
         print(__doc__.strip())
         return 0
-    options = Options(args.timeout, args.shape, args.technique_only, not args.no_huge)
+    if args.list:
+        for name in exercise_names():
+            print(name)
+        return 0
+    no_huge = "--no-huge" if args.no_huge else "--quick" if args.quick else None
+    options = Options(args.timeout, args.shape, args.technique_only, args.build_only,
+                      no_huge, args.quick)
     exercises = ([load_exercise(n[:2]) for n in exercise_names()] if args.all
                  else [load_exercise(args.exercise)])
     if args.file:
@@ -1510,6 +1594,8 @@ def main(argv: List[str]) -> int:
             raise EnvironmentProblem("cuobjdump not found: it comes with the CUDA toolkit; "
                                      "put it on PATH or set CUOBJDUMP")
         heading = "technique only, no GPU used"
+    elif args.build_only:
+        heading = "build only, no GPU used"
     else:
         gpu = require_gpu(args.timeout)
         heading = "%s; speed timed at %s" % (gpu, args.shape)
@@ -1519,10 +1605,10 @@ def main(argv: List[str]) -> int:
         if out is not None:
             writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
             writer.writeheader()
-        results = []
+        grades = []
         for subject in subjects:
             result = grade(subject, options)
-            results.append(result)
+            grades.append(result)
             title = "%s, exercise %s: %s" % (subject.name, subject.exercise.name, subject.label)
             if subject.mode != "file":
                 title = "%s: %s" % (subject.exercise.name, subject.label)
@@ -1533,11 +1619,11 @@ def main(argv: List[str]) -> int:
     finally:
         if out is not None:
             out.close()
-    if len(results) > 1:
-        print_summary(results, heading)
+    if len(grades) > 1:
+        print_summary(grades, heading)
     if args.csv:
-        print("wrote %s (%d rows)" % (args.csv, len(results)))
-    return 1 if any(r.failed for r in results) else 0
+        print("wrote %s (%d rows)" % (args.csv, len(grades)))
+    return 1 if any(r.failed for r in grades) else 0
 
 
 def entry() -> int:

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Shell functions shared by tools/grade.sh, tools/reference_timings.sh and
-# tools/check_reference_hashes.sh. Sourced, not run; the caller has already
-# changed to the repository root and set BUILD and MAKE_CMD where needed.
+# Shell functions shared by tools/reference_timings.sh and
+# tools/check_reference_hashes.sh (the grader itself is tools/grade.py).
+# Sourced, not run; the caller has already changed to the repository root and
+# set BUILD and MAKE_CMD where needed.
 
 # exercise_dir NN: exercises/NN_name, or nothing.
 exercise_dir() {
@@ -44,13 +45,6 @@ require_python() {
     command -v python3 >/dev/null 2>&1 && return 0
     echo "error: python3 not found: tools/results.py reads the results with it" >&2
     exit 3
-}
-
-# first_error FILE: its first line, without the harness's "error: " prefix.
-first_error() {
-    local line
-    line=$(head -n 1 "$1")
-    echo "${line#error: }"
 }
 
 # solution_sources FILE: FILE, then the exercise headers it includes
