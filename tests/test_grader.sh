@@ -332,24 +332,23 @@ e = grade.load_exercise("11"); print(e.name, e.floor, len(e.rules["technique"]))
 # program, and the parameter's other values where the file is rebuilt for them).
 build_tests() {
     echo "== tools/grade.py --build-only: every solution and skeleton builds through the grader"
-    local report=$LOG/solutions-build.txt name status count=0
-    "${GRADE[@]}" --all --solution --build-only >"$report" 2>&1
-    while read -r name status; do
-        count=$((count + 1))
-        if [ "$status" = PASS ]; then pass "build: solution $name ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
-        else fail "build: solution $name: $(why_in "$report" "$name" Correctness)"; fi
-    done < <(results_of "$report")
-    [ "$count" -gt 0 ] || fail "build: no solution was built ($(grader_error "$report"))"
+    builds_through_grader solution --solution
+    builds_through_grader skeleton
+}
 
-    report=$LOG/skeletons-build.txt
-    count=0
-    "${GRADE[@]}" --all --build-only >"$report" 2>&1
+# builds_through_grader KIND [ARGS...]: one test per exercise of
+# `tools/grade.py --all --build-only ARGS`, whose files are of KIND
+# (solution: with --solution; skeleton: the exercise as it stands).
+builds_through_grader() {
+    local kind=$1 report=$LOG/$1s-build.txt name status count=0
+    shift
+    "${GRADE[@]}" --all --build-only "$@" >"$report" 2>&1
     while read -r name status; do
         count=$((count + 1))
-        if [ "$status" = PASS ]; then pass "build: skeleton $name, as it stands ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
-        else fail "build: skeleton $name does not build as it stands: $(why_in "$report" "$name" Correctness)"; fi
+        if [ "$status" = PASS ]; then pass "build: $kind $name ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
+        else fail "build: $kind $name does not build: $(why_in "$report" "$name" Correctness)"; fi
     done < <(results_of "$report")
-    [ "$count" -gt 0 ] || fail "build: no skeleton was built ($(grader_error "$report"))"
+    [ "$count" -gt 0 ] || fail "build: no $kind was built ($(grader_error "$report"))"
 }
 
 # The checks of the compiled code (cuobjdump), and --file and --batch on files that
