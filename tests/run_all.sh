@@ -563,6 +563,32 @@ gpu_work() {
 }
 
 # ------------------------------------------------------------------ docs
+# inline_value_tests: a number in a sentence (<!-- V ... -->) is filled from the
+# committed results, a typed-over one is caught by --check, and a marker that
+# names no measured row is refused with exit 2.
+inline_value_tests() {
+    local doc=docs/.inline-test.md want got rc
+    want=$(python3 -c '
+import csv
+for r in csv.DictReader(open("docs/results/h200.csv")):
+    if r["step"] == "01" and r["rows"] == "8192" and r["cols"] == "8192" and r["role"] == "kernel" and r["offset"] == "0":
+        print("%.1f %%" % float(r["pct_of_copy"])); break' 2>/dev/null)
+    printf 'x <!-- V step=01 shape=8192x8192 col=pct_of_copy -->99.9 %%<!-- /V --> y\n' >"$doc"
+    python3 tools/render_tables.py --check "$doc" >/dev/null 2>&1; rc=$?
+    python3 tools/render_tables.py "$doc" >/dev/null 2>&1
+    got=$(sed -n 's/.*-->\(.*\)<!-- \/V.*/\1/p' "$doc")
+    if [ -n "$want" ] && [ "$rc" -eq 1 ] && [ "$got" = "$want" ]; then
+        pass "an inline value typed over is caught (--check exit 1) and refilled from the results ($want)"
+    else
+        fail "inline value: --check exit $rc, filled '$got', expected '$want' from docs/results/h200.csv"
+    fi
+    printf 'x <!-- V step=01 kernel=no_such_kernel shape=8192x8192 col=pct_of_copy -->1<!-- /V -->\n' >"$doc"
+    python3 tools/render_tables.py "$doc" >/dev/null 2>&1; rc=$?
+    if [ "$rc" -eq 2 ]; then pass "an inline value that names no measured kernel is refused (exit 2)"
+    else fail "an inline value naming no measured kernel: exit $rc, expected 2"; fi
+    rm -f "$doc"
+}
+
 docs_section() {
     section "Docs"
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
@@ -572,6 +598,7 @@ docs_section() {
             fail "generated tables are out of date: run make tables ($(first_lines "$LOG/tables.log"))"
         fi
     fi
+    if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
     if [ -f tools/figures.py ] && command -v python3 >/dev/null; then
         if python3 tools/figures.py --check >"$LOG/figures.log" 2>&1; then
             pass "the write-ups' figures match tools/figures.py"
