@@ -589,6 +589,30 @@ for r in csv.DictReader(open("docs/results/h200.csv")):
     rm -f "$doc"
 }
 
+# copy_bound_respected: no kernel of a committed sweep beats the copy of its own
+# bytes by more than timing noise (101 %) at shapes whose two sides are both at
+# least 2048; smaller ones take microseconds and are left to docs/timing.md.
+copy_bound_respected() {
+    local csv over
+    for csv in docs/results/*.csv; do
+        case $csv in *-*.csv) continue ;; esac   # the sweeps only: <gpu>.csv
+        over=$(python3 - "$csv" <<'PYTHON'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["role"] in ("kernel", "bound") and r["pct_of_copy"] and \
+            int(r["rows"]) >= 2048 and int(r["cols"]) >= 2048 and float(r["pct_of_copy"]) > 101:
+        print("step %s %s at %sx%s+%s: %s %%" % (r["step"], r["kernel"], r["rows"],
+                                                r["cols"], r["offset"], r["pct_of_copy"]))
+PYTHON
+)
+        if [ -z "$over" ]; then
+            pass "$csv: no kernel above 101 % of the copy bound at 2048 x 2048 and larger"
+        else
+            fail "$csv: above 101 % of the copy bound (a timing error?): $(echo "$over" | head -n 3 | tr '\n' ';')"
+        fi
+    done
+}
+
 docs_section() {
     section "Docs"
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
@@ -599,6 +623,7 @@ docs_section() {
         fi
     fi
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
+    copy_bound_respected
     if [ -f tools/figures.py ] && command -v python3 >/dev/null; then
         if python3 tools/figures.py --check >"$LOG/figures.log" 2>&1; then
             pass "the write-ups' figures match tools/figures.py"

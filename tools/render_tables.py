@@ -51,6 +51,11 @@ way (the text between the two markers is the value):
       the default kernel of step 02 at 8192x8192, from <gpu>.csv; kernel=NAME
       picks a variant, kernel=copy_bound or kernel=cublas a baseline of that
       step's run.  col is one of median_ms, gbps, pct_of_copy, vs_cublas.
+  <!-- V flush=write kernel=tma shape=2048x2048 col=pct_of_copy -->99.4 %<!-- /V -->
+      one row of the timing study, <gpu>-timing.csv (flush=read or write).
+  <!-- V max=pct_of_copy min_side=2048 -->100.0 %<!-- /V -->
+      the highest % of copy of any kernel in <gpu>.csv at shapes whose two
+      sides are both at least min_side.
   <!-- V peer=torch.compile shape=8192x8192 col=vs_tutorial -->1.02x<!-- /V -->
       one peer of <gpu>-peers.csv (peer=tutorial: the tutorial's kernel);
       col is one of median_ms, gbps, pct_of_copy, vs_tutorial.
@@ -760,7 +765,8 @@ BENCH_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(
                  "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio}
 PEER_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
                 "pct_of_copy": fmt_pct, "vs_tutorial": fmt_ratio}
-INLINE_KEYS = {"step", "kernel", "shape", "col", "peer", "metric", "gpu"}
+INLINE_KEYS = {"step", "kernel", "shape", "col", "peer", "metric", "gpu", "flush", "max",
+               "min_side"}
 
 
 def measured(text, where, what):
@@ -799,7 +805,18 @@ def inline_value(src, gpu, params, where):
     if unknown:
         raise MarkerError("%s: V takes no %s" % (where, ", ".join(sorted(unknown))))
     what = " ".join("%s=%s" % kv for kv in sorted(params.items()))
+    if "max" in params:
+        return inline_max(src, gpu, params, where)
     shape = shape_list(params, "shape", where)[0]
+    if "flush" in params:
+        col = params.get("col", "")
+        if col not in BENCH_FORMATS:
+            raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
+        for row in src.timing(gpu).rows or []:
+            if (row["flush"] == params["flush"] and row["kernel"] == params.get("kernel")
+                    and results.shape_of(row) == shape):
+                return BENCH_FORMATS[col](measured(row[col], where, what))
+        raise MarkerError("%s: no timing-study row for %s" % (where, what))
     if "metric" in params:
         kernel = params.get("kernel")
         step = step_list(params, "step", where)[0]
@@ -827,6 +844,25 @@ def inline_value(src, gpu, params, where):
         raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
     row = inline_bench_row(src, gpu, params, where)
     return BENCH_FORMATS[col](measured(row[col], where, what))
+
+
+def inline_max(src, gpu, params, where):
+    """max=pct_of_copy min_side=N: the highest % of copy of any kernel or bound of
+    the sweep at shapes whose rows and cols are both at least N."""
+    if params["max"] != "pct_of_copy":
+        raise MarkerError("%s: max= takes pct_of_copy" % where)
+    try:
+        side = int(params.get("min_side", "1"))
+    except ValueError as err:
+        raise MarkerError("%s: min_side= takes a number" % where) from err
+    values = [number(r["pct_of_copy"]) for r in src.bench(gpu).rows or []
+              if r["role"] in (results.ROLE_KERNEL, results.ROLE_BOUND)
+              and int(r["rows"]) >= side and int(r["cols"]) >= side]
+    values = [v for v in values if v is not None]
+    if not values:
+        raise MarkerError("%s: no kernel of %s has both sides >= %d"
+                          % (where, src.bench(gpu).path, side))
+    return fmt_pct(str(max(values)))
 
 
 def render_inline(path, lines, default_gpu, src):
