@@ -257,13 +257,13 @@ nogpu_section() {
         if [ ! -x "$bin" ]; then fail "$bin is not built: its no-GPU tests cannot run"; continue; fi
         expect_exit 3 "$bin without a GPU" -- env CUDA_VISIBLE_DEVICES= "$bin" --shapes 64x64
     done
-    # --list-variants: name<TAB>min_cc<TAB>summary per line, exit 0, no GPU needed.
+    # --list-variants: name<TAB>min_cc<TAB>role<TAB>summary per line, exit 0, no GPU needed.
     for bin in $STEP_BINS; do
         [ -x "$bin" ] || continue
         if ! env CUDA_VISIBLE_DEVICES= "$bin" --list-variants >"$out" 2>&1; then
             fail "$bin --list-variants without a GPU (exit $?: $(first_lines "$out"))"
-        elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t\S.*$' "$out"; then
-            fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>summary, got: $(first_lines "$out")"
+        elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*$' "$out"; then
+            fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>role<TAB>summary, got: $(first_lines "$out")"
         else
             pass "$bin --list-variants without a GPU ($(cut -f1 "$out" | paste -sd ' '))"
         fi
