@@ -43,6 +43,8 @@ lies between them:
   <!-- BEGIN REFERENCE -->
   <!-- END REFERENCE -->
       the whole of docs/reference-timings.csv: machine, table, sources.
+  <!-- BEGIN REFERENCE gpu=h100-80gb-hbm3 -->
+      the same from another GPU's docs/results/<gpu>-reference-timings.csv.
 
 One number inside a sentence is an inline pair on one line, replaced the same
 way (the text between the two markers is the value):
@@ -167,17 +169,19 @@ class Sources:
         """The bench rows of gpu grouped by run: {(step, Shape): rows}."""
         return results.group_runs(self.bench(gpu).rows or [])
 
-    def reference(self) -> Loaded:
-        """docs/reference-timings.csv; its origin is in its own columns."""
-        key = ("reference", "")
+    def reference(self, gpu: str = "") -> Loaded:
+        """docs/reference-timings.csv, or with gpu the timings of another GPU,
+        docs/results/<gpu>-reference-timings.csv; the origin is in their columns."""
+        key = ("reference", gpu)
         if key not in self._cache:
-            full = os.path.join(ROOT, REFERENCE_CSV)
+            path = "%s/%s-reference-timings.csv" % (RESULTS, gpu) if gpu else REFERENCE_CSV
+            full = os.path.join(ROOT, path)
             try:
                 rows = results.load_reference(full) if os.path.isfile(full) else None
             except results.ResultsError as err:
                 raise MarkerError(str(err)) from err
             origin = "%s, %s" % (rows[0]["gpu"], rows[0]["date"]) if rows else "-"
-            self._cache[key] = Loaded(rows, REFERENCE_CSV, origin)
+            self._cache[key] = Loaded(rows, path, origin)
         return self._cache[key]
 
 
@@ -730,7 +734,8 @@ def render_expected(src, gpu, params, where, doc_dir):
 
 
 def render_reference(src, gpu, params, where, doc_dir):
-    loaded = src.reference()
+    # Without gpu=: the timings the grader and the docs quote.
+    loaded = src.reference(params.get("gpu", ""))
     if loaded.rows is None:
         return missing("the exercises", loaded.path)
     first = loaded.rows[0]
@@ -905,7 +910,7 @@ RENDERERS = {
     "BAR": (render_bar, {"step", "gpu", "criteria"}),
     "STEPS": (render_steps, set()),
     "EXPECTED": (render_expected, {"ex", "also", "gpu"}),
-    "REFERENCE": (render_reference, set()),
+    "REFERENCE": (render_reference, {"gpu"}),
     "TIMING": (render_timing, {"gpu"}),
 }
 
