@@ -563,6 +563,56 @@ gpu_work() {
 }
 
 # ------------------------------------------------------------------ docs
+# inline_value_tests: a number in a sentence (<!-- V ... -->) is filled from the
+# committed results, a typed-over one is caught by --check, and a marker that
+# names no measured row is refused with exit 2.
+inline_value_tests() {
+    local doc=docs/.inline-test.md want got rc
+    want=$(python3 -c '
+import csv
+for r in csv.DictReader(open("docs/results/h200.csv")):
+    if r["step"] == "01" and r["rows"] == "8192" and r["cols"] == "8192" and r["role"] == "kernel" and r["offset"] == "0":
+        print("%.1f %%" % float(r["pct_of_copy"])); break' 2>/dev/null)
+    printf 'x <!-- V step=01 shape=8192x8192 col=pct_of_copy -->99.9 %%<!-- /V --> y\n' >"$doc"
+    python3 tools/render_tables.py --check "$doc" >/dev/null 2>&1; rc=$?
+    python3 tools/render_tables.py "$doc" >/dev/null 2>&1
+    got=$(sed -n 's/.*-->\(.*\)<!-- \/V.*/\1/p' "$doc")
+    if [ -n "$want" ] && [ "$rc" -eq 1 ] && [ "$got" = "$want" ]; then
+        pass "an inline value typed over is caught (--check exit 1) and refilled from the results ($want)"
+    else
+        fail "inline value: --check exit $rc, filled '$got', expected '$want' from docs/results/h200.csv"
+    fi
+    printf 'x <!-- V step=01 kernel=no_such_kernel shape=8192x8192 col=pct_of_copy -->1<!-- /V -->\n' >"$doc"
+    python3 tools/render_tables.py "$doc" >/dev/null 2>&1; rc=$?
+    if [ "$rc" -eq 2 ]; then pass "an inline value that names no measured kernel is refused (exit 2)"
+    else fail "an inline value naming no measured kernel: exit $rc, expected 2"; fi
+    rm -f "$doc"
+}
+
+# copy_bound_respected: no kernel of a committed sweep beats the copy of its own
+# bytes by more than timing noise (101 %) at shapes whose two sides are both at
+# least 2048; smaller ones take microseconds and are left to docs/timing.md.
+copy_bound_respected() {
+    local csv over
+    for csv in docs/results/*.csv; do
+        case $csv in *-*.csv) continue ;; esac   # the sweeps only: <gpu>.csv
+        over=$(python3 - "$csv" <<'PYTHON'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["role"] in ("kernel", "bound") and r["pct_of_copy"] and \
+            int(r["rows"]) >= 2048 and int(r["cols"]) >= 2048 and float(r["pct_of_copy"]) > 101:
+        print("step %s %s at %sx%s+%s: %s %%" % (r["step"], r["kernel"], r["rows"],
+                                                r["cols"], r["offset"], r["pct_of_copy"]))
+PYTHON
+)
+        if [ -z "$over" ]; then
+            pass "$csv: no kernel above 101 % of the copy bound at 2048 x 2048 and larger"
+        else
+            fail "$csv: above 101 % of the copy bound (a timing error?): $(echo "$over" | head -n 3 | tr '\n' ';')"
+        fi
+    done
+}
+
 docs_section() {
     section "Docs"
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
@@ -572,6 +622,8 @@ docs_section() {
             fail "generated tables are out of date: run make tables ($(first_lines "$LOG/tables.log"))"
         fi
     fi
+    if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
+    copy_bound_respected
     if [ -f tools/figures.py ] && command -v python3 >/dev/null; then
         if python3 tools/figures.py --check >"$LOG/figures.log" 2>&1; then
             pass "the write-ups' figures match tools/figures.py"

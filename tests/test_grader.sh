@@ -165,6 +165,7 @@ part_cpu() {
     command_line_tests
     make_tests
     sanitizer_report_tests
+    wrong_under_tool_tests
     csv_tests
     discovery_tests
     build_tests
@@ -239,6 +240,29 @@ racecheck hazard, as compute-sanitizer 2025.3 printed it on an H200|racecheck|RA
 initcheck, as compute-sanitizer 2025.3 printed it on an H200|initcheck|initcheck: Uninitialized __global__ memory read of size 8 bytes at 05_reads_past_row.cu:49|========= COMPUTE-SANITIZER\n========= Uninitialized __global__ memory read of size 8 bytes\n=========     at transpose_float2_per_pair(const float *, float *, unsigned long, unsigned long)+0x570 in 05_reads_past_row.cu:49\n=========     by thread (0,2,0) in block (0,2,0)\n=========     Address 0x7f759ca00090\n=========     Saved host backtrace up to driver entry point at kernel launch time\n=========         Host Frame: launch_row in harness.c:103 [0xaf70] in grade_05\n========= \nPASS 05 student 1x37\n========= ERROR SUMMARY: 1 error
 clean run|racecheck|nothing found|========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)
 REPORTS
+}
+
+# A wrong result under a tool, with no report from it: a race if the kernel was right
+# without the tool, and no second FAIL if Correctness already FAILed. A stand-in for
+# compute-sanitizer exits 1, as the program does when a check fails.
+wrong_under_tool_tests() {
+    echo "== tools/grade.py: a wrong result under a sanitizer"
+    local fake=$LOG/fake-sanitizer got
+    mkdir -p "$LOG"
+    printf '#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\nexit 1\n' >"$fake"
+    chmod +x "$fake"
+    got=$(COMPUTE_SANITIZER=$fake python3 -c '
+import sys
+sys.path.insert(0, "tools")
+import grade
+program = grade.Program(grade.Path("/bin/true"))
+for correct in (True, False):
+    print(grade.run_sanitizer("racecheck", program, ["1x37"], 30, correct).status)' 2>&1 | tr '\n' ' ')
+    if [ "$got" = "FAIL PASS " ]; then
+        pass "sanitizer: a wrong result only under the tool FAILs as a race; an already wrong kernel is not blamed twice"
+    else
+        fail "sanitizer: a wrong result under the tool: got '$got', expected 'FAIL PASS '"
+    fi
 }
 
 # The timed run's rows are read through tools/results.py, by column name: the same
@@ -332,24 +356,23 @@ e = grade.load_exercise("11"); print(e.name, e.floor, len(e.rules["technique"]))
 # program, and the parameter's other values where the file is rebuilt for them).
 build_tests() {
     echo "== tools/grade.py --build-only: every solution and skeleton builds through the grader"
-    local report=$LOG/solutions-build.txt name status count=0
-    "${GRADE[@]}" --all --solution --build-only >"$report" 2>&1
-    while read -r name status; do
-        count=$((count + 1))
-        if [ "$status" = PASS ]; then pass "build: solution $name ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
-        else fail "build: solution $name: $(why_in "$report" "$name" Correctness)"; fi
-    done < <(results_of "$report")
-    [ "$count" -gt 0 ] || fail "build: no solution was built ($(grader_error "$report"))"
+    builds_through_grader solution --solution
+    builds_through_grader skeleton
+}
 
-    report=$LOG/skeletons-build.txt
-    count=0
-    "${GRADE[@]}" --all --build-only >"$report" 2>&1
+# builds_through_grader KIND [ARGS...]: one test per exercise of
+# `tools/grade.py --all --build-only ARGS`, whose files are of KIND
+# (solution: with --solution; skeleton: the exercise as it stands).
+builds_through_grader() {
+    local kind=$1 report=$LOG/$1s-build.txt name status count=0
+    shift
+    "${GRADE[@]}" --all --build-only "$@" >"$report" 2>&1
     while read -r name status; do
         count=$((count + 1))
-        if [ "$status" = PASS ]; then pass "build: skeleton $name, as it stands ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
-        else fail "build: skeleton $name does not build as it stands: $(why_in "$report" "$name" Correctness)"; fi
+        if [ "$status" = PASS ]; then pass "build: $kind $name ($(why_in "$report" "$name" Correctness | sed 's/^--build-only: //'))"
+        else fail "build: $kind $name does not build: $(why_in "$report" "$name" Correctness)"; fi
     done < <(results_of "$report")
-    [ "$count" -gt 0 ] || fail "build: no skeleton was built ($(grader_error "$report"))"
+    [ "$count" -gt 0 ] || fail "build: no $kind was built ($(grader_error "$report"))"
 }
 
 # The checks of the compiled code (cuobjdump), and --file and --batch on files that
@@ -543,6 +566,10 @@ part_batch() {
     done
     "${GRADE[@]}" 05 --batch "$dir" --csv "$LOG/batch-gpu.csv" --timeout "$TIMEOUT" >"$LOG/batch-gpu.txt" 2>&1
     rc=$?
+    # A pattern: each planted file pins the verdict it exists for; @(PASS|FAIL)
+    # leaves free one that depends on the GPU: scalar loads run close to the
+    # 0.80x floor of the float2 reference (0.73x on the H200 of
+    # docs/results/h200-grade-batch.log), on either side of it by the GPU.
     expected="alice,PASS,PASS,PASS,PASS
 bob,PASS,PASS,PASS,PASS
 carol,PASS,PASS,PASS,PASS
@@ -552,9 +579,11 @@ float4_loads,PASS,PASS,FAIL,PASS
 hangs,FAIL,SKIP,PASS,SKIP
 one_block,PASS,PASS,PASS,FAIL
 reads_past_row,PASS,FAIL,PASS,PASS
-scalar_loads,PASS,PASS,FAIL,PASS"
+scalar_loads,PASS,PASS,FAIL,@(PASS|FAIL)"
     got=$(tail -n +2 "$LOG/batch-gpu.csv" 2>/dev/null | cut -d, -f1-5)
-    if [ "$rc" -eq 1 ] && [ "$got" = "$expected" ]; then
+    shopt -s extglob
+    # shellcheck disable=SC2053  # $expected is a pattern on purpose
+    if [ "$rc" -eq 1 ] && [[ $got == $expected ]]; then
         pass "a batch of ten files gives the expected CSV"
     else
         fail "a batch of ten files (exit $rc): got $(echo "$got" | tr '\n' ' ') (see $LOG/batch-gpu.txt)"

@@ -11,6 +11,7 @@
 #                                                                    -> docs/results/<gpu>-profile.csv
 #                                  the other libraries               -> docs/results/<gpu>-peers.csv
 #   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
+#                                  the grader on a folder of submissions -> docs/results/<gpu>-grade-batch.log
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
@@ -80,7 +81,13 @@ run_profile() {
 }
 
 run_grade() {
-    make reference-timings GPU="$GPU"
+    local status=0 log=$RESULTS/$GPU-grade-batch.log
+    make reference-timings GPU="$GPU" || status=1
+    # The one grader test that make test leaves out on a GPU: a class's folder at once.
+    { echo "# bash tests/test_grader.sh batch on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), $(date -u +%Y-%m-%dT%H:%MZ)"
+      bash tests/test_grader.sh batch 2>&1; } | tee "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    return "$status"
 }
 
 [ $# -gt 0 ] || die "say which batch: test, bench, profile or grade (see the top of $0)" 2

@@ -44,6 +44,25 @@ lies between them:
   <!-- END REFERENCE -->
       the whole of docs/reference-timings.csv: machine, table, sources.
 
+One number inside a sentence is an inline pair on one line, replaced the same
+way (the text between the two markers is the value):
+
+  <!-- V step=02 shape=8192x8192 col=pct_of_copy -->38.9 %<!-- /V -->
+      the default kernel of step 02 at 8192x8192, from <gpu>.csv; kernel=NAME
+      picks a variant, kernel=copy_bound or kernel=cublas a baseline of that
+      step's run.  col is one of median_ms, gbps, pct_of_copy, vs_cublas.
+  <!-- V flush=write kernel=tma shape=2048x2048 col=pct_of_copy -->99.4 %<!-- /V -->
+      one row of the timing study, <gpu>-timing.csv (flush=read or write).
+  <!-- V max=pct_of_copy min_side=2048 -->100.0 %<!-- /V -->
+      the highest % of copy of any kernel in <gpu>.csv at shapes whose two
+      sides are both at least min_side.
+  <!-- V peer=torch.compile shape=8192x8192 col=vs_tutorial -->1.02x<!-- /V -->
+      one peer of <gpu>-peers.csv (peer=tutorial: the tutorial's kernel);
+      col is one of median_ms, gbps, pct_of_copy, vs_tutorial.
+  <!-- V step=06 kernel=shared_32x8 shape=4096x4096 metric=NAME -->...<!-- /V -->
+      one Nsight Compute metric of <gpu>-profile.csv.
+  Each takes gpu= as well.
+
 Shapes are written ROWSxCOLS or ROWSxCOLS+OFFSET.  Marker lines must stand
 alone on their line; markers inside fenced code blocks are left alone, so
 documents can show the syntax.
@@ -739,6 +758,133 @@ def render_reference(src, gpu, params, where, doc_dir):
     return out
 
 
+# ------------------------------------------------------------- inline values
+
+INLINE = re.compile(r"<!-- V ([^>]*?) -->(.*?)<!-- /V -->")
+BENCH_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
+                 "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio}
+PEER_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
+                "pct_of_copy": fmt_pct, "vs_tutorial": fmt_ratio}
+INLINE_KEYS = {"step", "kernel", "shape", "col", "peer", "metric", "gpu", "flush", "max",
+               "min_side"}
+
+
+def measured(text, where, what):
+    """text if it holds a number; else the marker cannot be filled."""
+    if number(text) is None:
+        raise MarkerError("%s: %s has no measured value ('%s')" % (where, what, text))
+    return text
+
+
+def inline_bench_row(src, gpu, params, where):
+    """The bench row a V marker names: a kernel of a step's run, or its baseline."""
+    step = step_list(params, "step", where)[0]
+    shape = shape_list(params, "shape", where)[0]
+    run = src.runs(gpu).get((step, shape))
+    if run is None:
+        raise MarkerError("%s: no run of step %s at %s in %s"
+                          % (where, step, shape.label(), src.bench(gpu).path))
+    kernel = params.get("kernel")
+    if kernel == "copy_bound":
+        row = results.copy_bound(run)
+    elif kernel == "cublas":
+        row = results.library_row(run)
+    elif kernel is None:
+        row = results.default_kernel(run)
+    else:
+        row = next((r for r in run if r["kernel"] == kernel), None)
+    if row is None:
+        raise MarkerError("%s: step %s's run at %s has no kernel '%s'"
+                          % (where, step, shape.label(), kernel))
+    return row
+
+
+def inline_value(src, gpu, params, where):
+    """The text a V marker stands for."""
+    unknown = set(params) - INLINE_KEYS
+    if unknown:
+        raise MarkerError("%s: V takes no %s" % (where, ", ".join(sorted(unknown))))
+    what = " ".join("%s=%s" % kv for kv in sorted(params.items()))
+    if "max" in params:
+        return inline_max(src, gpu, params, where)
+    shape = shape_list(params, "shape", where)[0]
+    if "flush" in params:
+        col = params.get("col", "")
+        if col not in BENCH_FORMATS:
+            raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
+        for row in src.timing(gpu).rows or []:
+            if (row["flush"] == params["flush"] and row["kernel"] == params.get("kernel")
+                    and results.shape_of(row) == shape):
+                return BENCH_FORMATS[col](measured(row[col], where, what))
+        raise MarkerError("%s: no timing-study row for %s" % (where, what))
+    if "metric" in params:
+        kernel = params.get("kernel")
+        step = step_list(params, "step", where)[0]
+        if kernel is None:
+            kernel = default_kernels(src.runs(gpu)).get(step)
+        for row in src.profile(gpu).rows or []:
+            if (row["step"] == step and row["kernel"] == kernel
+                    and row["metric"] == params["metric"] and results.shape_of(row) == shape):
+                return fmt_metric(measured(row["value"], where, what))
+        raise MarkerError("%s: no profile row for %s" % (where, what))
+    if "peer" in params:
+        col = params.get("col", "")
+        if col not in PEER_FORMATS:
+            raise MarkerError("%s: col= takes %s" % (where, ", ".join(PEER_FORMATS)))
+        role = results.ROLE_TUTORIAL if params["peer"] == "tutorial" else None
+        for row in src.peers(gpu).rows or []:
+            if results.shape_of(row) != shape:
+                continue
+            if (row["role"] == role if role else
+                    row["peer"] == params["peer"] and row["role"] != results.ROLE_COPY):
+                return PEER_FORMATS[col](measured(row[col], where, what))
+        raise MarkerError("%s: no peers row for %s" % (where, what))
+    col = params.get("col", "")
+    if col not in BENCH_FORMATS:
+        raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
+    row = inline_bench_row(src, gpu, params, where)
+    return BENCH_FORMATS[col](measured(row[col], where, what))
+
+
+def inline_max(src, gpu, params, where):
+    """max=pct_of_copy min_side=N: the highest % of copy of any kernel or bound of
+    the sweep at shapes whose rows and cols are both at least N."""
+    if params["max"] != "pct_of_copy":
+        raise MarkerError("%s: max= takes pct_of_copy" % where)
+    try:
+        side = int(params.get("min_side", "1"))
+    except ValueError as err:
+        raise MarkerError("%s: min_side= takes a number" % where) from err
+    values = [number(r["pct_of_copy"]) for r in src.bench(gpu).rows or []
+              if r["role"] in (results.ROLE_KERNEL, results.ROLE_BOUND)
+              and int(r["rows"]) >= side and int(r["cols"]) >= side]
+    values = [v for v in values if v is not None]
+    if not values:
+        raise MarkerError("%s: no kernel of %s has both sides >= %d"
+                          % (where, src.bench(gpu).path, side))
+    return fmt_pct(str(max(values)))
+
+
+def render_inline(path, lines, default_gpu, src):
+    """lines with every V marker outside fenced code filled."""
+    in_fence = False
+    out = []
+    for index, line in enumerate(lines):
+        if FENCE.match(line):
+            in_fence = not in_fence
+        if in_fence or "<!-- V " not in line:
+            out.append(line)
+            continue
+        where = "%s:%d" % (path, index + 1)
+
+        def fill(match, where=where):
+            params = parse_params(match.group(1), where)
+            value = inline_value(src, params.get("gpu", default_gpu), params, where)
+            return "<!-- V %s -->%s<!-- /V -->" % (match.group(1), value)
+        out.append(INLINE.sub(fill, line))
+    return out
+
+
 # ------------------------------------------------------------- documents
 
 def parse_params(text, where):
@@ -811,7 +957,7 @@ def render_document(path, text, default_gpu, src):
                              doc_dir) + [""]
         out.append(lines[end])
         done = end + 1
-    return "\n".join(out + lines[done:])
+    return "\n".join(render_inline(path, out + lines[done:], default_gpu, src))
 
 
 def documents():
