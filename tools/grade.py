@@ -331,7 +331,7 @@ def rules_problem(rules) -> Optional[str]:
             )
         if item["check"] == "instructions" and not isinstance(item.get("opcode"), str):
             return 'an "instructions" requirement needs an "opcode" (a regular expression)'
-        for key in ("opcode", "operands"):
+        for key in ("opcode", "operands", "function"):
             try:
                 re.compile(item.get(key) or "")
             except re.error as e:
@@ -698,6 +698,13 @@ def measure(rule: dict, arch: int, compiled: Compiled) -> Tuple[int, str]:
     """The number a requirement bounds on one architecture, and how it was found."""
     functions = compiled.code.get(arch, {})
     resources = compiled.resources.get(arch, {})
+    if rule.get("function"):
+        # One kernel of the file: the functions whose (mangled) name the regex finds.
+        name_re = re.compile(rule["function"])
+        functions = {f: code for f, code in functions.items() if name_re.search(f)}
+        resources = {f: r for f, r in resources.items() if name_re.search(f)}
+        if not functions and not resources:
+            return -1, "no compiled function whose name matches %r" % rule["function"]
     check = rule["check"]
     if check == "instructions":
         found = [op for listing in functions.values() for op in matching(listing, rule)]
@@ -753,7 +760,7 @@ def check_requirement(rule: dict, compiled: Compiled) -> Verdict:
     low, high = bounds(rule)
     for arch in archs:
         value, found = measure(rule, arch, compiled)
-        if not within(value, low, high):
+        if value < 0 or not within(value, low, high):
             return Verdict("FAIL", "%s: found %s on sm_%d%s" % (
                 rule["what"], found, arch, what_is_there(rule, arch, compiled)))
     value, found = measure(rule, archs[-1], compiled)

@@ -8,7 +8,7 @@
  *
  * The file also holds the control, complete: step 01's kernel as it is,
  * plain pointers and a plain load. `GRADE_KERNEL=control` runs it in your
- * kernel's place (kernel_choice.h), so that the load path is the only
+ * kernel's place (common/kernel_choice.h), so that the load path is the only
  * difference you measure. The task, hints and what speed to expect are in
  * exercises/03_ldg/README.md.
  *

@@ -8,7 +8,7 @@
  * to 32 x 16 (the first kernel). Then move a tile of 16 rows with the same
  * block, one element per thread, and find the padding that tile needs (the
  * second kernel). `GRADE_KERNEL` picks the kernel the grader program runs
- * (kernel_choice.h); the grader runs all of them. The task, hints and what
+ * (common/kernel_choice.h); the grader runs all of them. The task, hints and what
  * speed to expect are in exercises/07_shared_padded/README.md.
  *
  * Grade: `make grade EX=07`. Until the TODOs are done the kernels write

@@ -8,7 +8,7 @@
  *
  * The file also holds the control, complete: the same kernel with the tiles
  * in the usual row-major order. `GRADE_KERNEL=control` runs it in your
- * kernel's place (kernel_choice.h), so that the order is the only
+ * kernel's place (common/kernel_choice.h), so that the order is the only
  * difference you measure. The task, hints and what speed to expect are in
  * exercises/08_shared_swizzle/README.md.
  *

@@ -10,7 +10,7 @@
  *
  * The file also holds the control, complete: the same helpers, the same
  * tiles in the same order, the same grid, but one buffer. `GRADE_KERNEL=control`
- * runs it in your kernel's place (kernel_choice.h), so that you measure what
+ * runs it in your kernel's place (common/kernel_choice.h), so that you measure what
  * the second buffer adds and nothing else. The task, hints and what speed
  * to expect are in exercises/10_shared64_async/README.md.
  *

@@ -33,7 +33,7 @@
  */
 #include "harness.h"
 #include "kernel_utils.cuh"
-#include "../../exercises/07_shared_padded/kernel_choice.h"
+#include "kernel_choice.h"
 
 /** Side of the square tile; also blockDim.x. */
 #define TILE 32

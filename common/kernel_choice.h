@@ -14,8 +14,8 @@
  *     GRADE_KERNEL=control ./build/grade_10 --shapes 8192x8192   # the control in its place
  *
  * The report still calls the row `student`, so a line on stderr says which
- * kernel it is. The same file is given in exercises 03, 07, 08 and 10; each
- * README names the kernels its table holds. Leave GRADE_KERNEL unset when
+ * kernel it is. Exercises 03, 07, 08 and 10 include it; each README names
+ * the kernels its table holds. Leave GRADE_KERNEL unset when
  * you grade your own kernel: `make grade` grades whatever the row runs.
  */
 #ifndef EXERCISE_KERNEL_CHOICE_H
