@@ -694,17 +694,23 @@ def tile_bytes(arch: int, shared: int) -> int:
     return shared
 
 
-def measure(rule: dict, arch: int, compiled: Compiled) -> Tuple[int, str]:
-    """The number a requirement bounds on one architecture, and how it was found."""
+def functions_of(rule: dict, arch: int, compiled: Compiled):
+    """(code, resources) of the functions a requirement looks at on one architecture:
+    all of the file's, or with "function" those whose (mangled) name the regex finds."""
     functions = compiled.code.get(arch, {})
     resources = compiled.resources.get(arch, {})
     if rule.get("function"):
-        # One kernel of the file: the functions whose (mangled) name the regex finds.
         name_re = re.compile(rule["function"])
         functions = {f: code for f, code in functions.items() if name_re.search(f)}
         resources = {f: r for f, r in resources.items() if name_re.search(f)}
-        if not functions and not resources:
-            return -1, "no compiled function whose name matches %r" % rule["function"]
+    return functions, resources
+
+
+def measure(rule: dict, arch: int, compiled: Compiled) -> Tuple[int, str]:
+    """The number a requirement bounds on one architecture, and how it was found."""
+    functions, resources = functions_of(rule, arch, compiled)
+    if rule.get("function") and not functions and not resources:
+        return -1, "no compiled function whose name matches %r" % rule["function"]
     check = rule["check"]
     if check == "instructions":
         found = [op for listing in functions.values() for op in matching(listing, rule)]
@@ -727,7 +733,7 @@ def what_is_there(rule: dict, arch: int, compiled: Compiled) -> str:
     if rule["check"] != "instructions" or rule.get("min") is None:
         return ""
     base_re = re.compile(rule["opcode"])
-    present = [op for listing in compiled.code.get(arch, {}).values() for op, _ in listing
+    present = [op for listing in functions_of(rule, arch, compiled)[0].values() for op, _ in listing
                if base_re.fullmatch(opcode_parts(op)[0])]
     found = measure(rule, arch, compiled)[1]
     return " (the code has %s)" % tally(present) if present and tally(present) != found else ""
