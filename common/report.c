@@ -80,7 +80,8 @@ void print_usage(FILE *out, const char *program, const step_desc *step)
 void print_variant_list(FILE *out, const step_desc *step)
 {
     for (int i = 0; i < step->variant_count; ++i)
-        fprintf(out, "%s\t%d\t%s\n", step->variants[i].name, step->variants[i].min_cc,
+        fprintf(out, "%s\t%d\t%s\t%s\n", step->variants[i].name, step->variants[i].min_cc,
+                step->variants[i].output == OUTPUT_COPY ? "bound" : "kernel",
                 step->variants[i].summary);
 }
 

@@ -86,7 +86,10 @@ double cublas_ms(const report *r);
 
 /** @brief `--help`: the program, the shared options, the CSV columns and the variants. */
 void print_usage(FILE *out, const char *program, const step_desc *step);
-/** @brief `--list-variants`: one line `name<TAB>min_cc<TAB>summary` per variant. */
+/**
+ * @brief `--list-variants`: one line `name<TAB>min_cc<TAB>role<TAB>summary` per variant,
+ *        role being `kernel` (a transpose) or `bound` (a copy, ::OUTPUT_COPY), as in the CSV.
+ */
 void print_variant_list(FILE *out, const step_desc *step);
 
 /**

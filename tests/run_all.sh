@@ -257,13 +257,13 @@ nogpu_section() {
         if [ ! -x "$bin" ]; then fail "$bin is not built: its no-GPU tests cannot run"; continue; fi
         expect_exit 3 "$bin without a GPU" -- env CUDA_VISIBLE_DEVICES= "$bin" --shapes 64x64
     done
-    # --list-variants: name<TAB>min_cc<TAB>summary per line, exit 0, no GPU needed.
+    # --list-variants: name<TAB>min_cc<TAB>role<TAB>summary per line, exit 0, no GPU needed.
     for bin in $STEP_BINS; do
         [ -x "$bin" ] || continue
         if ! env CUDA_VISIBLE_DEVICES= "$bin" --list-variants >"$out" 2>&1; then
             fail "$bin --list-variants without a GPU (exit $?: $(first_lines "$out"))"
-        elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t\S.*$' "$out"; then
-            fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>summary, got: $(first_lines "$out")"
+        elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*$' "$out"; then
+            fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>role<TAB>summary, got: $(first_lines "$out")"
         else
             pass "$bin --list-variants without a GPU ($(cut -f1 "$out" | paste -sd ' '))"
         fi
@@ -613,6 +613,45 @@ PYTHON
     done
 }
 
+# markup_leaks FILE: lines of FILE's text that show Doxygen or marker syntax a
+# reader should never see: @ref, {#id}, \ref, or an inline value marker.
+markup_leaks() {
+    grep -nE '@ref|\{#[A-Za-z_]|\\ref |<!-- /?V ' "$1" | head -n 3
+}
+
+# The Markdown GitHub shows: no Doxygen markup outside code (the site gets its
+# links from docs/Doxyfile's filter, so the files need none).
+markdown_has_no_doxygen_markup() {
+    local f leaks=""
+    for f in README.md docs/*.md docs/steps/*.md docs/appendix/*.md exercises/*/README.md; do
+        [ -f "$f" ] || continue
+        leaks+=$(awk '/^```|^~~~/{fence=!fence; next} !fence' "$f" | grep -nE '@ref|\{#[A-Za-z_]|\\ref ' | sed "s|^|$f:|" | head -n 2)
+    done
+    if [ -z "$leaks" ]; then pass "the Markdown GitHub shows has no Doxygen markup (@ref, {#id})"
+    else fail "Doxygen markup in Markdown GitHub shows as text: $(echo "$leaks" | head -n 3 | tr '\n' ' ')"; fi
+}
+
+# rendered_pages_clean: the site's index and two step pages, as headless
+# Chromium renders them (scripts run), show neither Doxygen nor marker syntax,
+# and their numbers keep their units ("93.3 % of", not "93.3 of").
+rendered_pages_clean() {
+    local browser page text leaks
+    browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+    if [ -z "$browser" ]; then skip "rendered pages in headless Chromium (chromium not installed)"; return; fi
+    for page in index md_docs_steps_06_shared md_docs_steps_10_shared64_async; do
+        text=$LOG/$page.txt
+        if ! timeout 60 "$browser" --headless --no-sandbox --disable-gpu --dump-dom \
+                "file://$PWD/$BUILD/docs/html/$page.html" 2>/dev/null |
+                sed -e 's/<[^>]*>//g' >"$text" || [ ! -s "$text" ]; then
+            fail "headless Chromium could not render $BUILD/docs/html/$page.html"
+            continue
+        fi
+        leaks=$(markup_leaks "$text"; grep -nE '[0-9] of copy|[0-9]x[a-z]' "$text" | head -n 2)
+        if [ -z "$leaks" ]; then pass "headless Chromium: $page.html shows no markup and no lost unit"
+        else fail "headless Chromium: $page.html shows $(echo "$leaks" | tr '\n' ' ' | head -c 300)"; fi
+    done
+}
+
 docs_section() {
     section "Docs"
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then
@@ -641,9 +680,11 @@ docs_section() {
         skip "SASS summary check (cuobjdump or c++filt not found)"
     fi
     diagrams_up_to_date
+    markdown_has_no_doxygen_markup
     if command -v doxygen >/dev/null; then
         if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
             pass "make docs (Doxygen, warnings are errors)"
+            rendered_pages_clean
         else
             fail "make docs: $(head -c 600 "$LOG/docs.log") $(head -c 600 "$BUILD/docs/doxygen.log" 2>/dev/null)"
         fi

@@ -121,19 +121,22 @@ def program_args(args: list[str], shape: Shape) -> list[str]:
             "--offset", str(shape.offset)] + kept
 
 
-def step_variants(binary: str) -> list[tuple[str, int]]:
-    """(name, min_cc) of every kernel of the step program, default first.
+def step_variants(binary: str) -> list[tuple[str, int, str]]:
+    """(name, min_cc, role) of every kernel of the step program, default first.
 
-    `--list-variants` prints `name<TAB>min_cc<TAB>summary`; a program that
-    does not know it lists its kernels in --help instead.
+    `--list-variants` prints `name<TAB>min_cc<TAB>role<TAB>summary`, role
+    being `kernel` or `bound` as in the bench CSV; a program that does not
+    know it lists its kernels in --help instead (all of them role kernel).
     """
     listed = subprocess.run([binary, "--list-variants"], capture_output=True, text=True)
     if listed.returncode == 0 and "\t" in listed.stdout:
         variants = []
         for line in listed.stdout.splitlines():
-            name, _, rest = line.partition("\t")
-            min_cc = rest.partition("\t")[0]
-            variants.append((name, int(min_cc) if min_cc.isdigit() else 0))
+            fields = line.split("\t")
+            min_cc = fields[1] if len(fields) > 1 else ""
+            role = fields[2] if len(fields) > 3 and fields[2] in results.ROLES else \
+                results.ROLE_KERNEL
+            variants.append((fields[0], int(min_cc) if min_cc.isdigit() else 0, role))
         return variants
     text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
     names, listing = [], False
@@ -141,7 +144,7 @@ def step_variants(binary: str) -> list[tuple[str, int]]:
         if line.startswith("Kernels of this step"):
             listing = True
         elif listing and line.startswith("  ") and line.strip():
-            names.append((line.split()[0], 0))
+            names.append((line.split()[0], 0, results.ROLE_KERNEL))
         elif listing:
             break
     if not names:
@@ -295,13 +298,14 @@ class Column:
 
 
 def profile_variants(profiler, variants, shape_args, kernel_filter) -> list[Column]:
+    """variants: (name, role) pairs; a bound keeps its role `bound` in the CSV."""
     columns = []
-    for name in variants:
+    for name, role in variants:
         launches = profiler.run(kernel_filter, ["--check-only", "--variant", name]
                                 + shape_args, name)
         for i, (function, row) in enumerate(first_per_function(launches)):
             kernel = name if i == 0 else "%s:%s" % (name, function)
-            columns.append(Column(kernel, results.ROLE_KERNEL, function, row))
+            columns.append(Column(kernel, role, function, row))
     return columns
 
 
@@ -451,18 +455,20 @@ def wanted_metrics() -> tuple[list[str], bool]:
     return list(metrics.DEFAULT_METRICS), False
 
 
-def runnable_variants(binary: str, wanted: str | None) -> list[str]:
-    """The variants to profile: the one asked for, or those this GPU can run."""
+def runnable_variants(binary: str, wanted: str | None) -> list[tuple[str, str]]:
+    """(name, role) of the variants to profile: the one asked for, or those this GPU can run."""
+    listed = step_variants(binary)
     if wanted:
-        return [wanted]
+        return [next(((n, role) for n, _, role in listed if n == wanted),
+                     (wanted, results.ROLE_KERNEL))]
     gpu_cc = gpu_compute_capability()
     names = []
-    for name, min_cc in step_variants(binary):
+    for name, min_cc, role in listed:
         if gpu_cc is not None and min_cc > gpu_cc:
             warn("%s needs compute capability %d.%d, this GPU is %d.%d: not profiled"
                  % (name, min_cc // 10, min_cc % 10, gpu_cc // 10, gpu_cc % 10))
         else:
-            names.append(name)
+            names.append((name, role))
     if not names:
         raise ProfileError("no kernel of %s runs on this GPU" % binary, 3)
     return names
@@ -484,7 +490,7 @@ def command_run(args) -> int:
     columns = profile_variants(profiler, variants, shape_args, kernel_filter)
     if os.environ.get("PROFILE_CUBLAS", "") not in ("", "0"):
         own = {c.function for c in columns}
-        columns += profile_baselines(profiler, variants[0], shape_args, own)
+        columns += profile_baselines(profiler, variants[0][0], shape_args, own)
     gpu = os.environ.get("PROFILE_GPU", "") or next(
         (c.values.get(GPU_NAME_METRIC, "").strip() for c in columns
          if c.values.get(GPU_NAME_METRIC, "").strip()), "") or gpu_name_from_smi()
