@@ -347,9 +347,10 @@ def rules_problem(rules) -> Optional[str]:
             return '"parameter"."set_by" must be "environment" or "define"'
         if not parameter.get("name") or not parameter.get("values"):
             return '"parameter" needs a "name" and a list of "values"'
-    for shape in rules.get("sanitize_shapes", []):
-        if not SHAPE_RE.match(str(shape)):
-            return "%r in sanitize_shapes is not ROWSxCOLS[+OFFSET]" % shape
+    for key in ("sanitize_shapes", "grade_shapes"):
+        for shape in rules.get(key, []):
+            if not SHAPE_RE.match(str(shape)):
+                return "%r in %s is not ROWSxCOLS[+OFFSET]" % (shape, key)
     return None
 
 
@@ -1303,7 +1304,8 @@ def grade(subject: Subject, options: Options) -> Grade:
     program = Program(subject.program)
     others, others_why_not = parameter_programs(subject, timeout)
     verdicts["Correctness"] = correctness(program, others, others_why_not, timeout,
-                                          options.no_huge)
+                                          options.no_huge,
+                                          subject.exercise.rules.get("grade_shapes", []))
     if verdicts["Correctness"].stopped:
         verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
     elif options.quick and verdicts["Correctness"].status == "FAIL":
@@ -1386,9 +1388,13 @@ def confirm_machine(exercise: Exercise, timeout: float) -> Path:
 
 
 def correctness(program: Program, others: List[Program], others_why_not: Optional[str],
-                timeout: float, no_huge: Optional[str]) -> Verdict:
-    """The graded shapes, the huge shape, then the parameter's other values."""
+                timeout: float, no_huge: Optional[str], own: Optional[List[str]] = None) -> Verdict:
+    """The graded shapes (and the exercise's own, @p own), the huge shape, then the
+    parameter's other values."""
     shapes, source = shapes_for("grade")
+    own = [s for s in own or [] if s not in shapes]
+    if own:
+        shapes, source = shapes + own, source + ", then the exercise's own"
     progress("checking %d shapes (%s)" % (len(shapes), source))
     main = check_shapes(program, shapes, timeout)
     if main.status != "PASS":
