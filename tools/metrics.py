@@ -69,6 +69,7 @@ GROUPS = [
     },
     {
         "smsp__inst_executed_op_ldgsts.sum": "cp.async instructions",
+        "smsp__inst_executed.sum": "instructions executed",
         "smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio":
             "stall: long scoreboard (cycles / instruction)",
         "smsp__average_warp_latency_issue_stalled_barrier.ratio":
