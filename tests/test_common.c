@@ -580,8 +580,8 @@ static void test_default_must_transpose(void)
     const size_t n = fread(text, 1, sizeof text - 1, f);
     text[n] = '\0';
     fclose(f);
-    expect(strcmp(text, "copy\t0\ta bound\nfast\t0\ta fast kernel\n") == 0,
-           "bound: --list-variants lists a bound like any variant");
+    expect(strcmp(text, "copy\t0\tbound\ta bound\nfast\t0\tkernel\ta fast kernel\n") == 0,
+           "bound: --list-variants lists a bound like any variant, with its role");
 }
 
 static void test_table_header(void)
@@ -617,8 +617,8 @@ static void test_variant_list(void)
     const size_t n = fread(text, 1, sizeof text - 1, f);
     text[n] = '\0';
     fclose(f);
-    expect(strcmp(text, "fast\t0\ta fast kernel\ntma\t90\tneeds Hopper\n") == 0,
-           "report: --list-variants prints name, min_cc and summary, tab-separated");
+    expect(strcmp(text, "fast\t0\tkernel\ta fast kernel\ntma\t90\tkernel\tneeds Hopper\n") == 0,
+           "report: --list-variants prints name, min_cc, role and summary, tab-separated");
 }
 
 /* ------------------------------------------------------------ arithmetic */

@@ -21,8 +21,9 @@ Usage:
 Python 3 standard library only: the SVG is written as text.  Every figure has
 a white background, a title and a one-line legend, uses generic font families
 and no scripts or external resources, so it looks the same on GitHub, in the
-Doxygen site (make docs) and in any browser.  fig-04 also reads the achieved
-occupancy from docs/results/h200-profile.csv, the committed Nsight Compute run.
+Doxygen site (make docs) and in any browser.  fig-04 and fig-ladder-in-flight
+also read the achieved occupancy (and the latter DRAM throughput) from
+docs/results/h200-profile.csv, the committed Nsight Compute run.
 
 Exit codes: 0 written (or up to date with --check), 1 out of date (--check).
 """
@@ -1664,6 +1665,85 @@ def fig_12_swizzle():
         [(PALETTE[0], "coloured: a chunk lanes 0-7 read"), (EMPTY, "other chunks")],
         items)
 
+# ============================================================== fig-ladder-in-flight
+
+# What one thread of each step's default kernel has asked DRAM for before it
+# first waits: (label, profile (step, kernel), loads, bytes per load). Loads
+# are counted from the kernels' tiles: a shared tile of TILE x TILE floats
+# filled by 256 threads gives each TILE * TILE / 256 elements to load.
+S06_TILE, S06_THREADS = 32, 32 * 8   # steps/06-08: 32 x 32 tile, 32 x 8 block
+LADDER_IN_FLIGHT = [
+    ("02 coalesced_write", ("02", "coalesced_write"), 1, FLOAT_BYTES),
+    ("03 ldg", ("03", "ldg"), 1, FLOAT_BYTES),
+    ("04 unroll4", ("04", "unroll4"), 4, FLOAT_BYTES),
+    ("05 float4", ("05", "float4"), S05_QUAD, FLOAT4_BYTES),
+    ("06 shared_32x8", ("06", "shared_32x8"), S06_TILE * S06_TILE // S06_THREADS, FLOAT_BYTES),
+    ("07 shared_padded", ("07", "shared_padded"), S06_TILE * S06_TILE // S06_THREADS,
+     FLOAT_BYTES),
+    ("08 shared_swizzle", ("08", "shared_swizzle"), S06_TILE * S06_TILE // S06_THREADS,
+     FLOAT_BYTES),
+    ("09 vec4", ("09", "vec4"), S09_TILE * S09_TILE // S09_THREADS // S09_VEC, FLOAT4_BYTES),
+    ("10 col_async", ("10", "col_async"), S10_TILE * S10_TILE // S09_THREADS // S09_VEC,
+     FLOAT4_BYTES),
+]
+DRAM_METRIC = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+
+
+def profile_at_4096(metric):
+    """{(step, kernel): value of metric} at 4096 x 4096 from the committed profile."""
+    found = {}
+    if not os.path.exists(PROFILE_CSV):
+        return found
+    with open(PROFILE_CSV, newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["metric"] == metric and row["rows"] == "4096" and row["cols"] == "4096" \
+                    and row["offset"] == "0":
+                found[(row["step"], row["kernel"])] = float(row["value"])
+    return found
+
+
+def fig_ladder_in_flight():
+    """Steps 02-10: bytes in flight per SM (loads a thread issues before its
+    first wait x resident threads) beside the DRAM throughput they reach."""
+    assert loads_per_thread(4) == 4
+    occupancy = achieved_occupancy()
+    dram = profile_at_4096(DRAM_METRIC)
+    items, y = [], TITLE_HEIGHT + 4
+    label_w, left_max, right_x, right_max = 150, 170, MARGIN + 150 + 370, 240
+    in_flight = {key: H200_MAX_THREADS_PER_SM * occupancy[key] / 100 * loads * size / 1024
+                 for _, key, loads, size in LADDER_IN_FLIGHT if key in occupancy}
+    scale = max(in_flight.values(), default=1.0)
+    items.append(text(MARGIN + label_w, y + 12, "KiB in flight per SM", weight="bold"))
+    items.append(text(right_x, y + 12, "DRAM throughput, % of peak", weight="bold"))
+    y += 24
+    for label, key, loads, size in LADDER_IN_FLIGHT:
+        items.append(text(MARGIN, y + 14, label, size=SMALL_SIZE + 1))
+        if key in in_flight:
+            width = left_max * in_flight[key] / scale
+            items.append(rect(MARGIN + label_w, y, width, 18, fill=PALETTE[0], stroke=INK))
+            items.append(text(MARGIN + label_w + width + 6, y + 14,
+                              "%.0f  (%d x %d B, %.0f %% occ.)"
+                              % (in_flight[key], loads, size, occupancy[key]),
+                              size=SMALL_SIZE, fill=MUTED))
+        if key in dram:
+            width = right_max * dram[key] / 100
+            items.append(rect(right_x, y, width, 18, fill=PALETTE[2], stroke=INK))
+            items.append(text(right_x + width + 6, y + 14, "%.0f" % dram[key], size=SMALL_SIZE))
+        y += 26
+    y += 6
+    items.append(text(MARGIN, y + 6, "KiB in flight = 2048 threads x achieved occupancy x "
+                      "loads x bytes a thread issues before its first wait;",
+                      size=SMALL_SIZE, fill=MUTED))
+    items.append(text(MARGIN, y + 22, "both at 4096 x 4096, from docs/results/h200-profile.csv",
+                      size=SMALL_SIZE, fill=MUTED))
+    y += 34
+    return svg_document(
+        y + LEGEND_HEIGHT,
+        "Steps 02-10: bytes in flight per SM, and the DRAM throughput they reach",
+        [(PALETTE[0], "KiB in flight per SM (H200)"), (PALETTE[2], "DRAM % of peak")],
+        items)
+
+
 FIGURES = {
     "fig-01-memory-system.svg": fig_01_memory_system,
     "fig-01-sectors.svg": fig_01_sectors,
@@ -1678,6 +1758,7 @@ FIGURES = {
     "fig-10-tile-order.svg": fig_10_tile_order,
     "fig-11-runs.svg": fig_11_runs,
     "fig-12-swizzle.svg": fig_12_swizzle,
+    "fig-ladder-in-flight.svg": fig_ladder_in_flight,
 }
 
 

@@ -25,7 +25,10 @@ cd "$(dirname "$0")/.." || exit 3
 BUILD=${BUILD:-build}
 MAKE_CMD=${MAKE:-make}
 SHAPE=${REFERENCE_SHAPE:-8192x8192}
-CSV=docs/reference-timings.csv
+# The committed timings the docs quote come from an H200 (docs/reference-timings.csv);
+# another GPU's go beside its other results: REFERENCE_CSV=docs/results/h100-reference-timings.csv.
+CANONICAL_CSV=docs/reference-timings.csv
+CSV=${REFERENCE_CSV:-$CANONICAL_CSV}
 MD=docs/reference-timings.md
 # shellcheck source=tools/grade_lib.sh
 . tools/grade_lib.sh
@@ -98,4 +101,4 @@ case $gpu in
 esac
 mv "$tmp" "$CSV"
 echo "wrote $CSV"
-write_md
+if [ "$CSV" = "$CANONICAL_CSV" ]; then write_md; fi
