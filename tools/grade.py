@@ -331,7 +331,7 @@ def rules_problem(rules) -> Optional[str]:
             )
         if item["check"] == "instructions" and not isinstance(item.get("opcode"), str):
             return 'an "instructions" requirement needs an "opcode" (a regular expression)'
-        for key in ("opcode", "operands"):
+        for key in ("opcode", "operands", "function"):
             try:
                 re.compile(item.get(key) or "")
             except re.error as e:
@@ -347,9 +347,10 @@ def rules_problem(rules) -> Optional[str]:
             return '"parameter"."set_by" must be "environment" or "define"'
         if not parameter.get("name") or not parameter.get("values"):
             return '"parameter" needs a "name" and a list of "values"'
-    for shape in rules.get("sanitize_shapes", []):
-        if not SHAPE_RE.match(str(shape)):
-            return "%r in sanitize_shapes is not ROWSxCOLS[+OFFSET]" % shape
+    for key in ("sanitize_shapes", "grade_shapes"):
+        for shape in rules.get(key, []):
+            if not SHAPE_RE.match(str(shape)):
+                return "%r in %s is not ROWSxCOLS[+OFFSET]" % (shape, key)
     return None
 
 
@@ -694,10 +695,23 @@ def tile_bytes(arch: int, shared: int) -> int:
     return shared
 
 
-def measure(rule: dict, arch: int, compiled: Compiled) -> Tuple[int, str]:
-    """The number a requirement bounds on one architecture, and how it was found."""
+def functions_of(rule: dict, arch: int, compiled: Compiled):
+    """(code, resources) of the functions a requirement looks at on one architecture:
+    all of the file's, or with "function" those whose (mangled) name the regex finds."""
     functions = compiled.code.get(arch, {})
     resources = compiled.resources.get(arch, {})
+    if rule.get("function"):
+        name_re = re.compile(rule["function"])
+        functions = {f: code for f, code in functions.items() if name_re.search(f)}
+        resources = {f: r for f, r in resources.items() if name_re.search(f)}
+    return functions, resources
+
+
+def measure(rule: dict, arch: int, compiled: Compiled) -> Tuple[int, str]:
+    """The number a requirement bounds on one architecture, and how it was found."""
+    functions, resources = functions_of(rule, arch, compiled)
+    if rule.get("function") and not functions and not resources:
+        return -1, "no compiled function whose name matches %r" % rule["function"]
     check = rule["check"]
     if check == "instructions":
         found = [op for listing in functions.values() for op in matching(listing, rule)]
@@ -720,7 +734,7 @@ def what_is_there(rule: dict, arch: int, compiled: Compiled) -> str:
     if rule["check"] != "instructions" or rule.get("min") is None:
         return ""
     base_re = re.compile(rule["opcode"])
-    present = [op for listing in compiled.code.get(arch, {}).values() for op, _ in listing
+    present = [op for listing in functions_of(rule, arch, compiled)[0].values() for op, _ in listing
                if base_re.fullmatch(opcode_parts(op)[0])]
     found = measure(rule, arch, compiled)[1]
     return " (the code has %s)" % tally(present) if present and tally(present) != found else ""
@@ -753,7 +767,7 @@ def check_requirement(rule: dict, compiled: Compiled) -> Verdict:
     low, high = bounds(rule)
     for arch in archs:
         value, found = measure(rule, arch, compiled)
-        if not within(value, low, high):
+        if value < 0 or not within(value, low, high):
             return Verdict("FAIL", "%s: found %s on sm_%d%s" % (
                 rule["what"], found, arch, what_is_there(rule, arch, compiled)))
     value, found = measure(rule, archs[-1], compiled)
@@ -1290,7 +1304,8 @@ def grade(subject: Subject, options: Options) -> Grade:
     program = Program(subject.program)
     others, others_why_not = parameter_programs(subject, timeout)
     verdicts["Correctness"] = correctness(program, others, others_why_not, timeout,
-                                          options.no_huge)
+                                          options.no_huge,
+                                          subject.exercise.rules.get("grade_shapes", []))
     if verdicts["Correctness"].stopped:
         verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
     elif options.quick and verdicts["Correctness"].status == "FAIL":
@@ -1373,9 +1388,13 @@ def confirm_machine(exercise: Exercise, timeout: float) -> Path:
 
 
 def correctness(program: Program, others: List[Program], others_why_not: Optional[str],
-                timeout: float, no_huge: Optional[str]) -> Verdict:
-    """The graded shapes, the huge shape, then the parameter's other values."""
+                timeout: float, no_huge: Optional[str], own: Optional[List[str]] = None) -> Verdict:
+    """The graded shapes (and the exercise's own, @p own), the huge shape, then the
+    parameter's other values."""
     shapes, source = shapes_for("grade")
+    own = [s for s in own or [] if s not in shapes]
+    if own:
+        shapes, source = shapes + own, source + ", then the exercise's own"
     progress("checking %d shapes (%s)" % (len(shapes), source))
     main = check_shapes(program, shapes, timeout)
     if main.status != "PASS":

@@ -4,19 +4,60 @@
  *
  * Step 03 sends step 02's strided reads through the read-only data path.
  * Do the same to step 01's kernel, whose reads are coalesced and whose
- * writes are strided, and measure whether it helps there. The task, hints
- * and what speed to expect are in exercises/03_ldg/README.md.
+ * writes are strided, and measure whether it helps there.
+ *
+ * The file also holds the control, complete: step 01's kernel as it is,
+ * plain pointers and a plain load. `GRADE_KERNEL=control` runs it in your
+ * kernel's place (common/kernel_choice.h), so that the load path is the only
+ * difference you measure. The task, hints and what speed to expect are in
+ * exercises/03_ldg/README.md.
  *
  * Grade: `make grade EX=03`. Until the TODO is done the kernel writes
  * nothing, and the grader reports FAIL.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"
+#include "kernel_choice.h"
 
 /** Threads per block along a row of the input (one warp), as in step 01. */
 #define BLOCK_COLS 32
 /** Rows of the input covered by one block, as in step 01. */
 #define BLOCK_ROWS 8
+
+// ---------------------------------------------------------------- the control (given)
+
+/**
+ * @brief The control, given complete: step 01's transpose_naive() as it is.
+ *
+ * Without `__restrict__` the compiler cannot rule out that `out` overlaps
+ * `in`, so the read stays an ordinary load (`LDG.E`). Blocks, tiles and
+ * indices are those your kernel must have; only the load path differs.
+ */
+static __global__ void transpose_naive_plain(const float *in, float *out, size_t rows, size_t cols)
+{
+    const size_t tiles_y = ceil_div(rows, BLOCK_ROWS);  // tiles down `in`
+    const size_t tiles_x = ceil_div(cols, BLOCK_COLS);  // tiles along a row of `in`
+    for (size_t tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y) {
+        for (size_t tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x) {
+            const size_t row = tile_y * BLOCK_ROWS + threadIdx.y;  // row of `in`
+            const size_t col = tile_x * BLOCK_COLS + threadIdx.x;  // column of `in`
+            if (row < rows && col < cols)
+                out[col * rows + row] = in[row * cols + col];      // coalesced plain load, strided write
+        }
+    }
+}
+
+/** @brief Launch transpose_naive_plain() over the whole matrix with 32 x 8 blocks. */
+static size_t launch_naive_plain(const float *in, float *out, size_t rows, size_t cols,
+                                 cudaStream_t stream)
+{
+    const dim3 block(BLOCK_COLS, BLOCK_ROWS);
+    const dim3 grid = grid_for_tiles(ceil_div(cols, BLOCK_COLS), ceil_div(rows, BLOCK_ROWS));
+    transpose_naive_plain<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+// ---------------------------------------------------------------- your kernel
 
 /**
  * @brief Step 01's one-thread-per-element kernel with its read on the
@@ -25,10 +66,11 @@
 static __global__ void transpose_naive_ldg(const float *__restrict__ in, float *__restrict__ out,
                                            size_t rows, size_t cols)
 {
-    // TODO(exercise 03): start from transpose_naive() in steps/01_naive/naive.cu
-    // (threadIdx.x along a row of `in`, the same tile loops) and load the
-    // input element with __ldg(&in[...]) instead of in[...]. The pointers
-    // are already declared const __restrict__ above: why does __ldg need that?
+    // TODO(exercise 03): start from transpose_naive_plain() above, which is
+    // step 01's kernel (threadIdx.x along a row of `in`, the same tile loops),
+    // and load the input element with __ldg(&in[...]) instead of in[...].
+    // The pointers are already declared const __restrict__ above: why does
+    // __ldg need that?
     (void)in;
     (void)out;
     (void)rows;
@@ -45,8 +87,27 @@ static size_t launch_naive_ldg(const float *in, float *out, size_t rows, size_t 
     return threads_launched(grid, block);
 }
 
+// ---------------------------------------------------------------- what the grader runs
+
+/** The kernels GRADE_KERNEL picks from; the first, yours, runs while it is unset. */
+static const kernel_choice choices[] = {
+    {"naive_ldg", "your kernel: __restrict__ and __ldg", launch_naive_ldg},
+    {"control", "the control: step 01's kernel, plain pointers and a plain load (transpose_naive_plain)",
+     launch_naive_plain},
+};
+
+/** @brief Launch the kernel GRADE_KERNEL picks: yours, unless it says `control`. */
+static size_t launch_chosen(const float *in, float *out, size_t rows, size_t cols,
+                            cudaStream_t stream)
+{
+    static transpose_launcher launch = NULL;
+    if (launch == NULL)
+        launch = chosen_launcher(choices, CHOICE_COUNT(choices), "student");
+    return launch(in, out, rows, cols, stream);
+}
+
 /** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_03 = {
     "naive_ldg", "your kernel: step 01's mapping with const __restrict__ and __ldg",
-    launch_naive_ldg, ANY_GPU,
+    launch_chosen, ANY_GPU,
 };

@@ -32,69 +32,8 @@
  *
  * Write-up: docs/steps/12_tma.md
  */
-#include <cuda.h>   // CUtensorMap and its enums (the types only: nothing links libcuda)
-
 #include "harness.h"
-#include "any_shape.cuh"
-#include "kernel_utils.cuh"
-#include "tma_tile.cuh"
-
-/** 1 where the GPU has TMA (compute capability 9.0 and newer), else 0. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define HAS_TMA 1
-#else
-#define HAS_TMA 0
-#endif
-
-/* ---- The few PTX instructions of TMA and mbarriers ---------------------------------------- */
-
-/** @brief Make the barrier at shared address @p bar expect one arrival per phase. */
-static __device__ __forceinline__ void barrier_init(uint32_t bar)
-{
-#if HAS_TMA
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-#endif
-}
-
-/** @brief Let the TMA unit (the "async proxy") see barriers initialised by threads. */
-static __device__ __forceinline__ void fence_for_tma(void)
-{
-#if HAS_TMA
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-/** @brief Arrive on @p bar, saying that the phase ends after @p bytes have landed too. */
-static __device__ __forceinline__ void barrier_expect_bytes(uint32_t bar, uint32_t bytes)
-{
-#if HAS_TMA
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-#endif
-}
-
-/** @brief Wait until the phase of @p bar with parity @p parity has completed. */
-static __device__ __forceinline__ void barrier_wait(uint32_t bar, uint32_t parity)
-{
-#if HAS_TMA
-    asm volatile("{\n\t.reg .pred done;\n"
-                 "WAIT:\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-                 "@!done bra WAIT;\n}" ::"r"(bar), "r"(parity) : "memory");
-#endif
-}
-
-/**
- * @brief Ask the TMA unit to copy the box of @p map at (@p x, @p y) (column,
- *        row) to shared address @p dst, and to count its bytes on @p bar.
- */
-static __device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensorMap *map, int x, int y, uint32_t bar)
-{
-#if HAS_TMA
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-#endif
-}
+#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -166,108 +105,11 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     }
 }
 
-/* ---- Host side ---------------------------------------------------------------------------- */
-
-/** @brief The driver's cuTensorMapEncodeTiled, found at run time (nothing links libcuda). */
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
-                                    CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                    CUtensorMapFloatOOBfill);
-
-/** @brief Look up cuTensorMapEncodeTiled once; NULL if the driver lacks it. */
-static encode_tiled_fn encode_tiled(void)
-{
-    static encode_tiled_fn fn = NULL;
-    static int looked = 0;
-    if (!looked) {
-        looked = 1;
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult found;
-#if CUDART_VERSION >= 12050
-        const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                                 cudaEnableDefault, &found);
-#else
-        const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
-#endif
-        if (err == cudaSuccess && found == cudaDriverEntryPointSuccess)
-            fn = (encode_tiled_fn)p;
-    }
-    return fn;
-}
-
-/**
- * @brief True when TMA can describe the matrix and the 16-byte stores fit:
- *        both pointers 16-byte aligned, rows and columns multiples of 4
- *        (the row pitch must be a multiple of 16 bytes), and coordinates
- *        that fit TMA's 32-bit integers.
- */
-static bool tma_fits(const float *in, const float *out, size_t rows, size_t cols)
-{
-    return is_aligned_16(in) && is_aligned_16(out) && rows % VEC == 0 && cols % VEC == 0 &&
-           rows <= INT32_MAX && cols <= INT32_MAX && encode_tiled() != NULL;
-}
-
-/**
- * @brief How far L2 reads beyond each box row: a box row is 128 bytes and a
- *        tile row 256, so a 256-byte promotion fetches the tile's other box
- *        row with it, but only when tile rows lie on 256-byte boundaries.
- *        Elsewhere it would fetch half of a neighbouring tile's row, which
- *        is evicted before that tile is loaded (at 20000 x 20000 on an H100,
- *        19 % more DRAM reads): 128 bytes, just the box row, there.
- */
-static CUtensorMapL2promotion l2_promotion(const float *in, size_t cols)
-{
-    const size_t pitch = cols * sizeof(float);
-    return pitch % 256 == 0 && (uintptr_t)in % 256 == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-                                                        : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-}
-
-/** @brief The tensor map of `in`: cols x rows floats, 64x32 boxes, 128-byte swizzle. */
-static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_t cols)
-{
-    const cuuint64_t size[2] = {cols, rows};              // innermost dimension first
-    const cuuint64_t pitch[1] = {cols * sizeof(float)};   // bytes from one row to the next
-    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
-    const cuuint32_t step[2] = {1, 1};
-    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)in, size, pitch, box, step,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2_promotion(in, cols),
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-/** @brief Dynamic shared memory of transpose_tma<STAGES>: the stages, plus room to align them. */
-static size_t tma_shared_bytes(unsigned stages)
-{
-    return (size_t)stages * TMA_TILE_BYTES + TMA_SWIZZLE_ALIGN;
-}
-
-/**
- * @brief Launch transpose_tma<STAGES> on as many blocks as the GPU holds at
- *        once (persistent blocks), where tma_fits(); step 11's kernel elsewhere.
- */
+/** @brief transpose_tma<STAGES> on persistent blocks where TMA fits, step 11's kernel elsewhere. */
 template <unsigned STAGES>
 static size_t launch_tma_stages(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    CUtensorMap map;
-    if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&map, in, rows, cols))
-        return any_shape_launch(in, out, rows, cols, stream);
-    static int resident = 0;   // blocks per multiprocessor, asked once
-    static int multiprocessors = 0;
-    if (resident == 0) {
-        int device;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)transpose_tma<STAGES>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)tma_shared_bytes(STAGES)));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, transpose_tma<STAGES>, THREADS,
-                                                                 tma_shared_bytes(STAGES)));
-    }
-    const size_t tiles = ceil_div(rows, TILE) * ceil_div(cols, TILE);
-    const size_t persistent = (size_t)resident * multiprocessors;
-    const dim3 block(THREADS);
-    const dim3 grid = grid_for_tiles(tiles < persistent ? tiles : persistent, 1);
-    transpose_tma<STAGES><<<grid, block, tma_shared_bytes(STAGES), stream>>>(map, out, rows, cols);
-    return threads_launched(grid, block);
+    return launch_tma_persistent<transpose_tma<STAGES>>(tma_shared_bytes(STAGES), in, out, rows, cols, stream);
 }
 
 /** @brief The default: TMA, TMA_STAGES tiles in flight per block. */
