@@ -156,7 +156,7 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
 }
 
 /** @brief Play tile @p t of transpose_sector_runs(): 256 threads load, then 256 store. */
-static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
+static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols, bool vec)
 {
     static float tile[SR_ROWS * SR_STRIDE];
     poison(tile, SR_ROWS * SR_STRIDE);
@@ -166,8 +166,12 @@ static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t 
     const unsigned lead = sr_lead(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
         sr_load_tile(tile, in, rows, cols, row0, col0, width, tid);
-    for (unsigned tid = 0; tid < THREADS; ++tid)
-        sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
+    for (unsigned tid = 0; tid < THREADS; ++tid) {
+        if (vec)
+            sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, tid);
+        else
+            sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
+    }
 }
 
 /**
@@ -192,7 +196,7 @@ static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, siz
  *        own runs, to the right values, and every run but a row's first
  *        must start on a 32-byte boundary.
  */
-static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
+static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead, bool vec)
 {
     const size_t count = rows * cols;
     std::vector<float> in(count);
@@ -213,7 +217,7 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
         poison(out_mem.data(), out_mem.size());
         for (size_t n = 0; n < tiles && ok; ++n) {
             const size_t t = pass == 0 ? n : tiles - 1 - n;
-            play_sector_runs_tile(t, in.data(), out, rows, cols);
+            play_sector_runs_tile(t, in.data(), out, rows, cols, vec);
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
                     const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
@@ -300,10 +304,12 @@ int main(void)
     const size_t runs[][2] = {{2, 2}, {2, 3}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {71, 9}, {72, 130},
                               {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};
     for (const auto &s : runs)
-        for (unsigned b = 0; b < 8; ++b) {
-            snprintf(name, sizeof name, "sector runs: %zux%zu, out +%u floats past a sector", s[0], s[1], b);
-            report(check_sector_runs(s[0], s[1], b), name);
-        }
+        for (unsigned b = 0; b < 8; ++b)
+            for (int vec = 0; vec < 2; ++vec) {
+                snprintf(name, sizeof name, "sector runs%s: %zux%zu, out +%u floats past a sector",
+                         vec ? " (16-byte stores)" : "", s[0], s[1], b);
+                report(check_sector_runs(s[0], s[1], b, vec != 0), name);
+            }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {
         snprintf(name, sizeof name, "step 12 tiles: %zux%zu, TMA box layout with the 128-byte swizzle", s[0], s[1]);

@@ -70,7 +70,13 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
 /** @brief The experiment of common/sector_runs.cuh: runs of `out` that start on sector boundaries. */
 static size_t launch_sector_runs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return sector_runs_launch(in, out, rows, cols, stream);
+    return sector_runs_launch<false>(in, out, rows, cols, stream);
+}
+
+/** @brief The same runs written with 16-byte stores. */
+static size_t launch_sector_runs_vec(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return sector_runs_launch<true>(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 11; the first is the default. */
@@ -81,6 +87,8 @@ static const kernel_variant variants[] = {
      launch_words, ANY_GPU},
     {"sector_runs", "72x64 tiles whose runs of out start on 32-byte sectors, 4-byte accesses",
      launch_sector_runs, ANY_GPU},
+    {"sector_runs_vec", "the same runs of out, written with 16-byte stores where whole chunks allow",
+     launch_sector_runs_vec, ANY_GPU},
 };
 
 STEP_DEFINE("16-byte accesses on rows of any length and alignment", variants, NULL)
