@@ -75,26 +75,56 @@ static __host__ __device__ __forceinline__ void sr_run(size_t rows, unsigned lea
 }
 
 /**
+ * @brief Element @p p of thread @p tid's load passes: (@p r, @p c) of the
+ *        tile; false if it lies outside the matrix (or the 72 rows).
+ */
+static __host__ __device__ __forceinline__ bool sr_load_element(unsigned p, unsigned tid, unsigned height,
+                                                                unsigned width, unsigned *r, unsigned *c)
+{
+    const unsigned e = p * THREADS + tid;
+    *r = e / TILE;
+    *c = e % TILE;   // a warp: 32 consecutive floats of one row
+    return *r < height && *c < width;
+}
+
+/** @brief Rows of `in` the tile at @p row0 loads: 72, or fewer at the matrix's end. */
+static __host__ __device__ __forceinline__ unsigned sr_height(size_t rows, size_t row0)
+{
+    return rows - row0 < SR_ROWS ? (unsigned)(rows - row0) : SR_ROWS;
+}
+
+/**
  * @brief Load rows row0 .. row0 + 71 of the tile's 64 columns of `in` (those
- *        inside the matrix) into @p tile, 4 bytes at a time: each warp reads
- *        32 consecutive floats of one row.
+ *        inside the matrix) into @p tile, 4 bytes at a time through registers:
+ *        all of a thread's loads are issued before the first is stored.
  */
 static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const float *in, size_t rows, size_t cols,
                                                              size_t row0, size_t col0, unsigned width, unsigned tid)
 {
-    const unsigned height = rows - row0 < SR_ROWS ? (unsigned)(rows - row0) : SR_ROWS;
+    const unsigned height = sr_height(rows, row0);
     float v[SR_LOAD_PASSES];
+    unsigned r, c;
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p) {   // all loads first: they are in flight together
-        const unsigned e = p * THREADS + tid, r = e / TILE, c = e % TILE;
-        v[p] = r < height && c < width ? in[(row0 + r) * cols + col0 + c] : 0.0f;
-    }
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        v[p] = sr_load_element(p, tid, height, width, &r, &c) ? in[(row0 + r) * cols + col0 + c] : 0.0f;
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p) {
-        const unsigned e = p * THREADS + tid, r = e / TILE, c = e % TILE;
-        if (r < height && c < width)
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        if (sr_load_element(p, tid, height, width, &r, &c))
             tile[r * SR_STRIDE + c] = v[p];
-    }
+}
+
+/** @brief The same loads as `cp.async` copies (sm_80 and newer): no register holds the data. */
+static __device__ __forceinline__ void sr_load_tile_async(float *tile, const float *in, size_t rows, size_t cols,
+                                                          size_t row0, size_t col0, unsigned width, unsigned tid)
+{
+    const unsigned height = sr_height(rows, row0);
+    unsigned r, c;
+    float unused;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        if (sr_load_element(p, tid, height, width, &r, &c))
+            load_by_cp_async::start(&tile[r * SR_STRIDE + c], in + (row0 + r) * cols + col0 + c, unused);
+    load_by_cp_async::wait();
 }
 
 /**
@@ -173,9 +203,11 @@ static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
 /**
  * @brief Transpose in 72 x 64 tiles whose runs of `out` start on sector
  *        boundaries, in column-major tile order; @p VEC_STORES picks 16-byte
- *        stores (sr_store_tile_vec()) over 4-byte ones. Valid for rows, cols >= 2.
+ *        stores (sr_store_tile_vec()) over 4-byte ones, @p ASYNC `cp.async`
+ *        loads (where the GPU has them) over loads through registers.
+ *        Valid for rows, cols >= 2.
  */
-template <bool VEC_STORES>
+template <bool VEC_STORES, bool ASYNC>
 static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM)
 transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -187,7 +219,10 @@ transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, siz
         size_t row0, col0;
         column_major_tile(t, tiles_y, &row0, &col0);
         const unsigned width = tile_extent(cols, col0);
-        sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        if (ASYNC && HAS_CP_ASYNC)
+            sr_load_tile_async(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        else
+            sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
         if (VEC_STORES)
             sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, threadIdx.x);
@@ -198,14 +233,14 @@ transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, siz
 }
 
 /** @brief One block per tile, a clamped 1-D grid; vectors are copied. */
-template <bool VEC_STORES>
+template <bool VEC_STORES, bool ASYNC>
 static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    transpose_sector_runs<VEC_STORES><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_sector_runs<VEC_STORES, ASYNC><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

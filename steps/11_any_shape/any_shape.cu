@@ -70,13 +70,19 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
 /** @brief The experiment of common/sector_runs.cuh: runs of `out` that start on sector boundaries. */
 static size_t launch_sector_runs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return sector_runs_launch<false>(in, out, rows, cols, stream);
+    return sector_runs_launch<false, false>(in, out, rows, cols, stream);
 }
 
 /** @brief The same runs written with 16-byte stores. */
 static size_t launch_sector_runs_vec(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return sector_runs_launch<true>(in, out, rows, cols, stream);
+    return sector_runs_launch<true, false>(in, out, rows, cols, stream);
+}
+
+/** @brief The same runs, loaded with `cp.async` and written with 16-byte stores. */
+static size_t launch_sector_runs_async(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 11; the first is the default. */
@@ -89,6 +95,8 @@ static const kernel_variant variants[] = {
      launch_sector_runs, ANY_GPU},
     {"sector_runs_vec", "the same runs of out, written with 16-byte stores where whole chunks allow",
      launch_sector_runs_vec, ANY_GPU},
+    {"sector_runs_async", "the same runs, loaded with cp.async (sm_80+) and written with 16-byte stores",
+     launch_sector_runs_async, ANY_GPU},
 };
 
 STEP_DEFINE("16-byte accesses on rows of any length and alignment", variants, NULL)
