@@ -613,10 +613,13 @@ PYTHON
     done
 }
 
+# Doxygen markup that shows as literal text where Doxygen does not read it: @ref, {#id}, \ref.
+DOXYGEN_MARKUP_RE='@ref|\{#[A-Za-z_]|\\ref '
+
 # markup_leaks FILE: lines of FILE's text that show Doxygen or marker syntax a
-# reader should never see: @ref, {#id}, \ref, or an inline value marker.
+# reader should never see: that markup, or an inline value marker.
 markup_leaks() {
-    grep -nE '@ref|\{#[A-Za-z_]|\\ref |<!-- /?V ' "$1" | head -n 3
+    grep -nE "$DOXYGEN_MARKUP_RE|<!-- /?V " "$1" | head -n 3
 }
 
 # The Markdown GitHub shows: no Doxygen markup outside code (the site gets its
@@ -625,7 +628,7 @@ markdown_has_no_doxygen_markup() {
     local f leaks=""
     for f in README.md docs/*.md docs/steps/*.md docs/appendix/*.md exercises/*/README.md; do
         [ -f "$f" ] || continue
-        leaks+=$(awk '/^```|^~~~/{fence=!fence; next} !fence' "$f" | grep -nE '@ref|\{#[A-Za-z_]|\\ref ' | sed "s|^|$f:|" | head -n 2)
+        leaks+=$(awk '/^```|^~~~/{fence=!fence; next} !fence' "$f" | grep -nE "$DOXYGEN_MARKUP_RE" | sed "s|^|$f:|" | head -n 2)
     done
     if [ -z "$leaks" ]; then pass "the Markdown GitHub shows has no Doxygen markup (@ref, {#id})"
     else fail "Doxygen markup in Markdown GitHub shows as text: $(echo "$leaks" | head -n 3 | tr '\n' ' ')"; fi

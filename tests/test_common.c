@@ -83,16 +83,23 @@ static void test_reference_against_definition(void)
 
 /* ------------------------------------------------------------ verifier */
 
+/* Read back what was written to the temporary file f into text (at most len - 1
+ * bytes, then a NUL), and close f. */
+static void read_back(FILE *f, char *text, size_t len)
+{
+    rewind(f);
+    const size_t n = fread(text, 1, len - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
 /* Run the verifier with its messages captured; returns mismatches, fills text. */
 static size_t verify_captured(const float *want, const float *got, size_t rows, size_t cols,
                               char *text, size_t text_len)
 {
     FILE *log = tmpfile();
     const size_t bad = verify_transpose(want, got, rows, cols, "k", 8, log);
-    rewind(log);
-    const size_t n = fread(text, 1, text_len - 1, log);
-    text[n] = '\0';
-    fclose(log);
+    read_back(log, text, text_len);
     return bad;
 }
 
@@ -401,10 +408,15 @@ static void capture(void (*print_fn)(FILE *, const report *), const report *r, c
 {
     FILE *f = tmpfile();
     print_fn(f, r);
-    rewind(f);
-    const size_t n = fread(text, 1, len - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    read_back(f, text, len);
+}
+
+/* What --list-variants prints for step, as a string. */
+static void variant_list_text(const step_desc *step, char *text, size_t len)
+{
+    FILE *f = tmpfile();
+    print_variant_list(f, step);
+    read_back(f, text, len);
 }
 
 /* A timed row: median and min in ms, and its check. */
@@ -573,13 +585,8 @@ static void test_default_must_transpose(void)
     expect(run_step(4, argv, &step) == EXIT_USAGE,
            "bound: a step whose first variant copies is refused (exit 2) before any GPU work");
 
-    FILE *f = tmpfile();
-    print_variant_list(f, &step);
-    rewind(f);
     char text[256];
-    const size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    variant_list_text(&step, text, sizeof text);
     expect(strcmp(text, "copy\t0\tbound\ta bound\nfast\t0\tkernel\ta fast kernel\n") == 0,
            "bound: --list-variants lists a bound like any variant, with its role");
 }
@@ -596,11 +603,8 @@ static void test_table_header(void)
     FILE *f = tmpfile();
     print_table_header(f, &fake_step, &gpu, &opt,
                        "L2 flushed by reading 240 MiB (4 x L2) with a kernel");
-    rewind(f);
     char text[2048];
-    const size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    read_back(f, text, sizeof text);
     const char *timing = strstr(text, "\nTiming   median and min of 20 runs after 1 warm-up; ");
     expect(strncmp(text, "Step 05 (fake): A fake step\nGPU      Test GPU:", 45) == 0 &&
                timing != NULL && strstr(timing, "flushed by reading 240 MiB") != NULL &&
@@ -610,13 +614,8 @@ static void test_table_header(void)
 
 static void test_variant_list(void)
 {
-    FILE *f = tmpfile();
-    print_variant_list(f, &fake_step);
-    rewind(f);
     char text[256];
-    const size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    variant_list_text(&fake_step, text, sizeof text);
     expect(strcmp(text, "fast\t0\tkernel\ta fast kernel\ntma\t90\tkernel\tneeds Hopper\n") == 0,
            "report: --list-variants prints name, min_cc, role and summary, tab-separated");
 }

@@ -1388,18 +1388,23 @@ S04_KERNELS = [
 ]
 
 
-def achieved_occupancy():
-    """{(step, kernel): achieved occupancy %} at 4096 x 4096 from the
-    committed profile, or {} when it is not there."""
+def profile_at_4096(metric):
+    """{(step, kernel): value of metric} at 4096 x 4096 from the committed
+    profile, or {} when it is not there."""
     found = {}
     if not os.path.exists(PROFILE_CSV):
         return found
     with open(PROFILE_CSV, newline="") as handle:
         for row in csv.DictReader(handle):
-            if (row["metric"] == "sm__warps_active.avg.pct_of_peak_sustained_active"
-                    and row["rows"] == "4096" and row["cols"] == "4096"):
+            if row["metric"] == metric and row["rows"] == "4096" and row["cols"] == "4096" \
+                    and row["offset"] == "0":
                 found[(row["step"], row["kernel"])] = float(row["value"])
     return found
+
+
+def achieved_occupancy():
+    """{(step, kernel): achieved occupancy %} at 4096 x 4096 from the committed profile."""
+    return profile_at_4096("sm__warps_active.avg.pct_of_peak_sustained_active")
 
 
 def loads_per_thread(unroll):
@@ -1687,19 +1692,6 @@ LADDER_IN_FLIGHT = [
      FLOAT4_BYTES),
 ]
 DRAM_METRIC = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
-
-
-def profile_at_4096(metric):
-    """{(step, kernel): value of metric} at 4096 x 4096 from the committed profile."""
-    found = {}
-    if not os.path.exists(PROFILE_CSV):
-        return found
-    with open(PROFILE_CSV, newline="") as handle:
-        for row in csv.DictReader(handle):
-            if row["metric"] == metric and row["rows"] == "4096" and row["cols"] == "4096" \
-                    and row["offset"] == "0":
-                found[(row["step"], row["kernel"])] = float(row["value"])
-    return found
 
 
 def fig_ladder_in_flight():

@@ -34,6 +34,11 @@ RESULTS=docs/results
 JOBS=$(nproc)
 mkdir -p "$RESULTS"
 
+# the_gpu: "NVIDIA H200, 580.159.04", for the first line of a committed log.
+the_gpu() {
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1
+}
+
 pack() {
     [ -n "${OUT:-}" ] || return 0
     tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* build/test-logs build/bench 2>/dev/null
@@ -47,7 +52,7 @@ build() {
 run_test() {
     GPU_JOBS=${GPU_JOBS:-4} bash tests/run_all.sh 2>&1 | tee "$RESULTS/$GPU-test.log.tmp"
     local status=${PIPESTATUS[0]}
-    { echo "# make test on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+    { echo "# make test on $(the_gpu)"
       echo "# $(nvcc --version | tail -n 1), $(date -u +%Y-%m-%dT%H:%MZ), command: make test"
       cat "$RESULTS/$GPU-test.log.tmp"; } >"$RESULTS/$GPU-test.log"
     rm -f "$RESULTS/$GPU-test.log.tmp"
@@ -89,7 +94,7 @@ run_grade() {
         REFERENCE_CSV=$RESULTS/$GPU-reference-timings.csv make reference-timings GPU="$GPU" || status=1
     fi
     # The one grader test that make test leaves out on a GPU: a class's folder at once.
-    { echo "# bash tests/test_grader.sh batch on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), $(date -u +%Y-%m-%dT%H:%MZ)"
+    { echo "# bash tests/test_grader.sh batch on $(the_gpu), $(date -u +%Y-%m-%dT%H:%MZ)"
       bash tests/test_grader.sh batch 2>&1; } | tee "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     return "$status"

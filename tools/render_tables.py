@@ -761,10 +761,11 @@ def render_reference(src, gpu, params, where, doc_dir):
 # ------------------------------------------------------------- inline values
 
 INLINE = re.compile(r"<!-- V ([^>]*?) -->(.*?)<!-- /V -->")
-BENCH_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
-                 "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio}
-PEER_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
-                "pct_of_copy": fmt_pct, "vs_tutorial": fmt_ratio}
+# The columns a marker may quote, and how each is written in a sentence.
+MEASURED_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
+                    "pct_of_copy": fmt_pct}
+BENCH_FORMATS = dict(MEASURED_FORMATS, vs_cublas=fmt_ratio)
+PEER_FORMATS = dict(MEASURED_FORMATS, vs_tutorial=fmt_ratio)
 INLINE_KEYS = {"step", "kernel", "shape", "col", "peer", "metric", "gpu", "flush", "max",
                "min_side"}
 
@@ -774,6 +775,14 @@ def measured(text, where, what):
     if number(text) is None:
         raise MarkerError("%s: %s has no measured value ('%s')" % (where, what, text))
     return text
+
+
+def quoted(row, params, formats, where, what):
+    """The cell of @p row that the marker's col= names, written by @p formats."""
+    col = params.get("col", "")
+    if col not in formats:
+        raise MarkerError("%s: col= takes %s" % (where, ", ".join(formats)))
+    return formats[col](measured(row[col], where, what))
 
 
 def inline_bench_row(src, gpu, params, where):
@@ -809,13 +818,10 @@ def inline_value(src, gpu, params, where):
         return inline_max(src, gpu, params, where)
     shape = shape_list(params, "shape", where)[0]
     if "flush" in params:
-        col = params.get("col", "")
-        if col not in BENCH_FORMATS:
-            raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
         for row in src.timing(gpu).rows or []:
             if (row["flush"] == params["flush"] and row["kernel"] == params.get("kernel")
                     and results.shape_of(row) == shape):
-                return BENCH_FORMATS[col](measured(row[col], where, what))
+                return quoted(row, params, BENCH_FORMATS, where, what)
         raise MarkerError("%s: no timing-study row for %s" % (where, what))
     if "metric" in params:
         kernel = params.get("kernel")
@@ -828,22 +834,15 @@ def inline_value(src, gpu, params, where):
                 return fmt_metric(measured(row["value"], where, what))
         raise MarkerError("%s: no profile row for %s" % (where, what))
     if "peer" in params:
-        col = params.get("col", "")
-        if col not in PEER_FORMATS:
-            raise MarkerError("%s: col= takes %s" % (where, ", ".join(PEER_FORMATS)))
         role = results.ROLE_TUTORIAL if params["peer"] == "tutorial" else None
         for row in src.peers(gpu).rows or []:
             if results.shape_of(row) != shape:
                 continue
             if (row["role"] == role if role else
                     row["peer"] == params["peer"] and row["role"] != results.ROLE_COPY):
-                return PEER_FORMATS[col](measured(row[col], where, what))
+                return quoted(row, params, PEER_FORMATS, where, what)
         raise MarkerError("%s: no peers row for %s" % (where, what))
-    col = params.get("col", "")
-    if col not in BENCH_FORMATS:
-        raise MarkerError("%s: col= takes %s" % (where, ", ".join(BENCH_FORMATS)))
-    row = inline_bench_row(src, gpu, params, where)
-    return BENCH_FORMATS[col](measured(row[col], where, what))
+    return quoted(inline_bench_row(src, gpu, params, where), params, BENCH_FORMATS, where, what)
 
 
 def inline_max(src, gpu, params, where):
