@@ -152,6 +152,43 @@ struct load_through_registers {
     static __device__ __forceinline__ void wait(void) {}
 };
 
+/** 1 where the GPU has `cp.async` (compute capability 8.0 and newer), else 0. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define HAS_CP_ASYNC 1
+#else
+#define HAS_CP_ASYNC 0
+#endif
+
+/**
+ * @brief Loading the tile with `cp.async`: global memory is copied straight
+ *        into shared memory, and no register holds the data.
+ *
+ * The same three functions as load_through_registers, so that a kernel
+ * takes either (step 10, and the sector-run experiment). Used only where HAS_CP_ASYNC.
+ */
+struct load_by_cp_async {
+    /** @brief Start copying one 16-byte chunk; `.cg` caches it in L2 only: it is read once. */
+    static __device__ __forceinline__ void start(float4 *slot, const float *src, float4 & /* held */)
+    {
+        const unsigned shared = (unsigned)__cvta_generic_to_shared(slot);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(shared), "l"(src) : "memory");
+    }
+    /** @brief Start copying one float; only `.ca` (cache in L1 too) takes 4-byte copies. */
+    static __device__ __forceinline__ void start(float *slot, const float *src, float & /* held */)
+    {
+        const unsigned shared = (unsigned)__cvta_generic_to_shared(slot);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(shared), "l"(src) : "memory");
+    }
+    /** @brief Nothing to do: the copy lands in the tile by itself. */
+    template <class T>
+    static __device__ __forceinline__ void finish(T * /* slot */, const T & /* held */) {}
+    /** @brief Close this thread's copies into a group and wait until it has landed. */
+    static __device__ __forceinline__ void wait(void)
+    {
+        asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+    }
+};
+
 /**
  * @brief The 4-byte kernel's work on one tile, for any shape and any
  *        4-byte-aligned pointers: load it into @p tile, then write it out

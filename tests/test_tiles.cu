@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "any_shape.cuh"
+#include "sector_runs.cuh"
 #include "tma_tile.cuh"
 
 static int failures = 0;
@@ -154,6 +155,87 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     return ok;
 }
 
+/** @brief Play tile @p t of transpose_sector_runs(): 256 threads load, then 256 store. */
+static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols, bool vec)
+{
+    static float tile[SR_ROWS * SR_STRIDE];
+    poison(tile, SR_ROWS * SR_STRIDE);
+    size_t row0, col0;
+    column_major_tile(t, ceil_div(rows, TILE), &row0, &col0);
+    const unsigned width = tile_extent(cols, col0);
+    const unsigned lead = sr_lead(out);
+    for (unsigned tid = 0; tid < THREADS; ++tid)
+        sr_load_tile(tile, in, rows, cols, row0, col0, width, tid);
+    for (unsigned tid = 0; tid < THREADS; ++tid) {
+        if (vec)
+            sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, tid);
+        else
+            sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
+    }
+}
+
+/**
+ * @brief Which tile row (k) owns element @p r of row @p j of `out`, worked
+ *        out from the addresses alone: runs start at 64 k plus the distance
+ *        from the row's start to its first 32-byte boundary, the first run at 0.
+ */
+static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, size_t r)
+{
+    size_t shift = 0;
+    while (((uintptr_t)(out + j * rows + shift)) % 32 != 0)
+        ++shift;
+    if (r < TILE + shift)
+        return 0;
+    return (r - shift) / TILE;
+}
+
+/**
+ * @brief The sector-run experiment on one shape and one output alignment
+ *        (0-7 floats past a 32-byte boundary): tile by tile, forwards then
+ *        backwards over a poisoned `out`, each tile must write exactly its
+ *        own runs, to the right values, and every run but a row's first
+ *        must start on a 32-byte boundary.
+ */
+static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead, bool vec)
+{
+    const size_t count = rows * cols;
+    std::vector<float> in(count);
+    for (size_t i = 0; i < count; ++i)
+        in[i] = value_of(i);
+    std::vector<float> out_mem(count + 16);
+    float *out = out_mem.data() + ((8 + out_lead - ((uintptr_t)out_mem.data() / 4) % 8) % 8);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
+    bool ok = ((uintptr_t)out / 4) % 8 == out_lead;
+    for (size_t j = 0; j < cols && ok; ++j)   // runs of tile rows >= 1 start on a sector
+        for (size_t k = 1; k < tiles_y && ok; ++k) {
+            size_t first, last;
+            sr_run(rows, sr_lead(out), k * TILE, j, &first, &last);
+            ok = first == last || (uintptr_t)(out + j * rows + first) % 32 == 0;
+        }
+    for (int pass = 0; pass < 2 && ok; ++pass) {
+        poison(out_mem.data(), out_mem.size());
+        for (size_t n = 0; n < tiles && ok; ++n) {
+            const size_t t = pass == 0 ? n : tiles - 1 - n;
+            play_sector_runs_tile(t, in.data(), out, rows, cols, vec);
+            for (size_t c = 0; c < cols && ok; ++c)
+                for (size_t r = 0; r < rows && ok; ++r) {
+                    const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
+                    const float got = out[c * rows + r];
+                    if (owner == t)
+                        ok = got == value_of(r * cols + c);
+                    else if (pass == 0 ? owner > t : owner < t)
+                        ok = isnan(got);
+                }
+        }
+        for (float *p = out_mem.data(); p < out && ok; ++p)
+            ok = isnan(*p);
+        for (float *p = out + count; p < out_mem.data() + out_mem.size() && ok; ++p)
+            ok = isnan(*p);
+    }
+    return ok;
+}
+
 /**
  * @brief Lay tile (@p row0, @p col0) of @p in out as the TMA unit does:
  *        TMA_BOXES boxes of 64 rows x 32 columns, 128-byte swizzle, zeros
@@ -218,6 +300,15 @@ int main(void)
                 snprintf(name, sizeof name, "step 11 tiles: %zux%zu, in +%u floats, out +%u floats", s[0], s[1],
                          a, b);
                 report(check_any_shape(s[0], s[1], a, b), name);
+            }
+    const size_t runs[][2] = {{2, 2}, {2, 3}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {71, 9}, {72, 130},
+                              {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};
+    for (const auto &s : runs)
+        for (unsigned b = 0; b < 8; ++b)
+            for (int vec = 0; vec < 2; ++vec) {
+                snprintf(name, sizeof name, "sector runs%s: %zux%zu, out +%u floats past a sector",
+                         vec ? " (16-byte stores)" : "", s[0], s[1], b);
+                report(check_sector_runs(s[0], s[1], b, vec != 0), name);
             }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {

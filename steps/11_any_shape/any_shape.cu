@@ -30,6 +30,7 @@
  */
 #include "harness.h"
 #include "any_shape.cuh"
+#include "sector_runs.cuh"
 
 /**
  * @brief The control: the 4-byte kernel of steps 09 and 10 (common/tile64.cuh)
@@ -66,12 +67,36 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
     return threads_launched(grid, block);
 }
 
+/** @brief The experiment of common/sector_runs.cuh: runs of `out` that start on sector boundaries. */
+static size_t launch_sector_runs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return sector_runs_launch<false, false>(in, out, rows, cols, stream);
+}
+
+/** @brief The same runs written with 16-byte stores. */
+static size_t launch_sector_runs_vec(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return sector_runs_launch<true, false>(in, out, rows, cols, stream);
+}
+
+/** @brief The same runs, loaded with `cp.async` and written with 16-byte stores. */
+static size_t launch_sector_runs_async(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
     {"any_shape", "64x64 tile, aligned 16-byte loads and stores on any shape, shift undone in shared memory",
      launch_any_shape, ANY_GPU},
     {"words", "the 4-byte kernel of steps 09-10 in the same tile order: what the chunks win back",
      launch_words, ANY_GPU},
+    {"sector_runs", "72x64 tiles whose runs of out start on 32-byte sectors, 4-byte accesses",
+     launch_sector_runs, ANY_GPU},
+    {"sector_runs_vec", "the same runs of out, written with 16-byte stores where whole chunks allow",
+     launch_sector_runs_vec, ANY_GPU},
+    {"sector_runs_async", "the same runs, loaded with cp.async (sm_80+) and written with 16-byte stores",
+     launch_sector_runs_async, ANY_GPU},
 };
 
 STEP_DEFINE("16-byte accesses on rows of any length and alignment", variants, NULL)

@@ -1,0 +1,247 @@
+/**
+ * @file sector_runs.cuh
+ * @brief An experiment for odd shapes: tiles whose runs of `out` start on
+ *        32-byte sector boundaries, so that every store instruction fills
+ *        whole sectors whatever the shape.
+ *
+ * On a row of `out` that does not start on a sector boundary, a 64-float
+ * tile column (a *run* of `out`) spans 9 sectors instead of 8, and the first
+ * and last are shared with the runs of the tiles above and below: every
+ * store instruction of a warp (32 floats, 128 bytes) then touches 5 sectors
+ * instead of 4, two of them partly. Here a tile owns, in each row `j` of
+ * `out`, the run that starts at the row's first sector boundary at or after
+ * 64 k (`k`: the tile's row of tiles), and ends where the next tile's run
+ * begins. The runs of one row partition it, and each (but the row's first)
+ * starts on a sector boundary.
+ *
+ * The price is on the load side: a tile column now needs rows `64 k` to
+ * `64 k + 71` of `in` (up to 7 more than 64, depending on the row of `out`),
+ * so the tile is 72 rows tall. Loads and stores are 4 bytes wide.
+ *
+ * The per-thread functions take the thread's index and run on the host too:
+ * tests/test_tiles.cu plays a whole block on every shape and alignment.
+ */
+#ifndef TRANSPOSE_SECTOR_RUNS_CUH
+#define TRANSPOSE_SECTOR_RUNS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#include "baselines.h"
+#include "kernel_utils.cuh"
+#include "tile64.cuh"   // TILE, THREADS, tile_extent(), column_major_tile()
+
+/** Floats in a 32-byte sector. */
+#define SR_SECTOR 8
+/** Rows of `in` a tile may need: 64 plus up to 7 for the shift of a run. */
+#define SR_ROWS (TILE + SR_SECTOR)
+/** Floats per row of the shared tile: 64 + 1, so that a column read is conflict-free. */
+#define SR_STRIDE (TILE + 1)
+/** Load passes: SR_ROWS x TILE floats, THREADS at a time. */
+#define SR_LOAD_PASSES (SR_ROWS * TILE / THREADS)
+/** Rows of `out` each warp writes: 64 rows, 8 warps. */
+#define SR_ROWS_PER_WARP (TILE / (THREADS / 32))
+
+/**
+ * Blocks per multiprocessor for `__launch_bounds__`: 6 x 256 threads leave
+ * 40 registers, enough for the 18 floats a thread loads before it stores.
+ */
+#define SR_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(THREADS) < 6 ? MAX_BLOCKS_PER_SM(THREADS) : 6)
+
+static_assert(SR_ROWS * TILE % THREADS == 0, "the load passes must cover the tile");
+
+/**
+ * @brief The floats from the start of row @p j of `out` to its first sector
+ *        boundary (0-7), for `out` starting @p lead floats past a boundary.
+ */
+static __host__ __device__ __forceinline__ unsigned sr_row_shift(size_t rows, unsigned lead, size_t j)
+{
+    return (unsigned)((SR_SECTOR - (j * rows + lead) % SR_SECTOR) % SR_SECTOR);
+}
+
+/**
+ * @brief The run of row @p j of `out` that the tiles at row0 = 64 k own:
+ *        [first, last) in columns of `out` (rows of `in`).
+ */
+static __host__ __device__ __forceinline__ void sr_run(size_t rows, unsigned lead, size_t row0, size_t j,
+                                                       size_t *first, size_t *last)
+{
+    const size_t shift = sr_row_shift(rows, lead, j);
+    const size_t start = row0 == 0 ? 0 : row0 + shift;
+    const size_t end = row0 + TILE + shift;
+    *first = start < rows ? start : rows;
+    *last = end < rows ? end : rows;
+}
+
+/**
+ * @brief Element @p p of thread @p tid's load passes: (@p r, @p c) of the
+ *        tile; false if it lies outside the matrix (or the 72 rows).
+ */
+static __host__ __device__ __forceinline__ bool sr_load_element(unsigned p, unsigned tid, unsigned height,
+                                                                unsigned width, unsigned *r, unsigned *c)
+{
+    const unsigned e = p * THREADS + tid;
+    *r = e / TILE;
+    *c = e % TILE;   // a warp: 32 consecutive floats of one row
+    return *r < height && *c < width;
+}
+
+/** @brief Rows of `in` the tile at @p row0 loads: 72, or fewer at the matrix's end. */
+static __host__ __device__ __forceinline__ unsigned sr_height(size_t rows, size_t row0)
+{
+    return rows - row0 < SR_ROWS ? (unsigned)(rows - row0) : SR_ROWS;
+}
+
+/**
+ * @brief Load rows row0 .. row0 + 71 of the tile's 64 columns of `in` (those
+ *        inside the matrix) into @p tile, 4 bytes at a time through registers:
+ *        all of a thread's loads are issued before the first is stored.
+ */
+static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const float *in, size_t rows, size_t cols,
+                                                             size_t row0, size_t col0, unsigned width, unsigned tid)
+{
+    const unsigned height = sr_height(rows, row0);
+    float v[SR_LOAD_PASSES];
+    unsigned r, c;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        v[p] = sr_load_element(p, tid, height, width, &r, &c) ? in[(row0 + r) * cols + col0 + c] : 0.0f;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        if (sr_load_element(p, tid, height, width, &r, &c))
+            tile[r * SR_STRIDE + c] = v[p];
+}
+
+/** @brief The same loads as `cp.async` copies (sm_80 and newer): no register holds the data. */
+static __device__ __forceinline__ void sr_load_tile_async(float *tile, const float *in, size_t rows, size_t cols,
+                                                          size_t row0, size_t col0, unsigned width, unsigned tid)
+{
+    const unsigned height = sr_height(rows, row0);
+    unsigned r, c;
+    float unused;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
+        if (sr_load_element(p, tid, height, width, &r, &c))
+            load_by_cp_async::start(&tile[r * SR_STRIDE + c], in + (row0 + r) * cols + col0 + c, unused);
+    load_by_cp_async::wait();
+}
+
+/**
+ * @brief Write the tile's runs: warp w writes rows w, w + 8, ... of the
+ *        tile's 64 rows of `out`, 32 consecutive floats per instruction from
+ *        the run's first (sector-aligned) float.
+ */
+static __host__ __device__ __forceinline__ void sr_store_tile(const float *tile, float *out, size_t rows,
+                                                              unsigned lead, size_t row0, size_t col0,
+                                                              unsigned width, unsigned tid)
+{
+    const unsigned lane = tid % 32, warp = tid / 32;
+UNROLL_ON_DEVICE
+    for (unsigned m = 0; m < SR_ROWS_PER_WARP; ++m) {
+        const unsigned cc = warp + m * (THREADS / 32);   // tile column = row col0 + cc of `out`
+        if (cc >= width)
+            continue;
+        size_t first, last;
+        sr_run(rows, lead, row0, col0 + cc, &first, &last);
+UNROLL_ON_DEVICE
+        for (unsigned i = lane; i < SR_ROWS; i += 32) {   // a run is at most 71 floats
+            const size_t r = first + i;
+            if (r < last)
+                out[(col0 + cc) * rows + r] = tile[(r - row0) * SR_STRIDE + cc];
+        }
+    }
+}
+
+/** Threads that share one run in the 16-byte store: 256 threads, 64 runs. */
+#define SR_RUN_LANES (THREADS / TILE)
+
+/**
+ * @brief The same runs written with 16-byte stores: the 4 lanes of a run
+ *        take its whole chunks in turn, and its 0-3 floats before the first
+ *        whole chunk (only at the start of a row of `out`) and after the
+ *        last (only at its end) one by one.
+ */
+static __host__ __device__ __forceinline__ void sr_store_tile_vec(const float *tile, float *out, size_t rows,
+                                                                  unsigned lead, size_t row0, size_t col0,
+                                                                  unsigned width, unsigned tid)
+{
+    const unsigned cc = tid / SR_RUN_LANES, lane = tid % SR_RUN_LANES;
+    if (cc >= width)
+        return;
+    size_t first, last;
+    sr_run(rows, lead, row0, col0 + cc, &first, &last);
+    const unsigned length = (unsigned)(last - first);
+    const size_t start = (col0 + cc) * rows + first;   // element of `out`
+    const unsigned misalign = (unsigned)((start + lead) % 4);   // floats past a 16-byte boundary
+    const unsigned head_wanted = (4 - misalign) % 4;
+    const unsigned head = head_wanted < length ? head_wanted : length;
+    const unsigned whole = (length - head) / 4;
+    const unsigned tail = length - head - whole * 4;
+    float4 *chunks = reinterpret_cast<float4 *>(out + start + head);   // 16-byte aligned
+    const float *src = tile + (first - row0) * SR_STRIDE + cc;         // tile row of the run's first float
+UNROLL_ON_DEVICE
+    for (unsigned w = lane; w < SR_ROWS / 4; w += SR_RUN_LANES)
+        if (w < whole) {
+            const float *s = src + (head + 4 * w) * SR_STRIDE;
+            chunks[w] = make_float4(s[0], s[SR_STRIDE], s[2 * SR_STRIDE], s[3 * SR_STRIDE]);
+        }
+UNROLL_ON_DEVICE
+    for (unsigned e = lane; e < 6; e += SR_RUN_LANES)
+        if (e < head + tail) {
+            const unsigned r = e < head ? e : head + 4 * whole + (e - head);
+            out[start + r] = src[r * SR_STRIDE];
+        }
+}
+
+/** @brief Floats between the last 32-byte boundary at or before @p p and @p p. */
+static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
+{
+    return (unsigned)((uintptr_t)p % (SR_SECTOR * sizeof(float))) / sizeof(float);
+}
+
+/**
+ * @brief Transpose in 72 x 64 tiles whose runs of `out` start on sector
+ *        boundaries, in column-major tile order; @p VEC_STORES picks 16-byte
+ *        stores (sr_store_tile_vec()) over 4-byte ones, @p ASYNC `cp.async`
+ *        loads (where the GPU has them) over loads through registers.
+ *        Valid for rows, cols >= 2.
+ */
+template <bool VEC_STORES, bool ASYNC>
+static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM)
+transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
+{
+    __shared__ float tile[SR_ROWS * SR_STRIDE];   // 18.3 KB
+    const unsigned lead = sr_lead(out);
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_x = ceil_div(cols, TILE);
+    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
+        size_t row0, col0;
+        column_major_tile(t, tiles_y, &row0, &col0);
+        const unsigned width = tile_extent(cols, col0);
+        if (ASYNC && HAS_CP_ASYNC)
+            sr_load_tile_async(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        else
+            sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        __syncthreads();   // the whole tile is in shared memory
+        if (VEC_STORES)
+            sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, threadIdx.x);
+        else
+            sr_store_tile(tile, out, rows, lead, row0, col0, width, threadIdx.x);
+        __syncthreads();   // everyone is done reading before the next tile overwrites it
+    }
+}
+
+/** @brief One block per tile, a clamped 1-D grid; vectors are copied. */
+template <bool VEC_STORES, bool ASYNC>
+static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (rows == 1 || cols == 1)
+        return copy_kernel_launch(in, out, rows * cols, stream);
+    const dim3 block(THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
+    transpose_sector_runs<VEC_STORES, ASYNC><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+#endif /* TRANSPOSE_SECTOR_RUNS_CUH */
