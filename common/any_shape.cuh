@@ -34,7 +34,8 @@
 
 #include "baselines.h"
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile()
+#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits()
+#include "sector_runs.cuh"   // sector_runs_launch(), for any_shape_launch()
 
 /** Chunks that cover 64 floats which start anywhere inside a chunk. */
 #define AS_CHUNKS_PER_ROW (TILE / VEC + 1)
@@ -270,10 +271,11 @@ transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_
 }
 
 /**
- * @brief Launch transpose_any_shape(): one block per tile, a
- *        one-dimensional grid clamped to its limit. Vectors are copied.
+ * @brief Launch transpose_any_shape(), the chunk kernel, on every shape:
+ *        one block per tile, a one-dimensional grid clamped to its limit.
+ *        Vectors are copied.
  */
-static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+static inline size_t chunks_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
@@ -281,6 +283,25 @@ static inline size_t any_shape_launch(const float *in, float *out, size_t rows, 
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
     transpose_any_shape<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
+}
+
+/**
+ * @brief Step 11's default, and step 12's kernel where TMA cannot describe
+ *        the matrix: the chunk kernel where every row of both matrices
+ *        starts on a 16-byte boundary, sector runs (common/sector_runs.cuh,
+ *        16-byte stores, `cp.async` loads) everywhere else.
+ *
+ * Why two kernels: on rows that are whole chunks the two move the same
+ * bytes, and the chunk kernel's 64-row tiles load 8 rows fewer. On any
+ * other row a 64-float run of `out` straddles 9 sectors and shares two of
+ * them with the tiles above and below; only sector runs keep every sector
+ * whole (docs/steps/11_any_shape.md measures both).
+ */
+static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (vec4_fits(in, out, rows, cols))
+        return chunks_launch(in, out, rows, cols, stream);
+    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
 }
 
 #endif /* TRANSPOSE_ANY_SHAPE_CUH */

@@ -1,7 +1,7 @@
 /**
  * @file sector_runs.cuh
- * @brief An experiment for odd shapes: tiles whose runs of `out` start on
- *        32-byte sector boundaries, so that every store instruction fills
+ * @brief Step 11's kernel for odd shapes: tiles whose runs of `out` start
+ *        on 32-byte sector boundaries, so that every store instruction fills
  *        whole sectors whatever the shape.
  *
  * On a row of `out` that does not start on a sector boundary, a 64-float
