@@ -289,19 +289,19 @@ static inline size_t chunks_launch(const float *in, float *out, size_t rows, siz
  * @brief Step 11's default, and step 12's kernel where TMA cannot describe
  *        the matrix: the chunk kernel where every row of both matrices
  *        starts on a 16-byte boundary, sector runs (common/sector_runs.cuh,
- *        16-byte stores, `cp.async` loads) everywhere else.
+ *        4-byte loads and stores) everywhere else.
  *
- * Why two kernels: on rows that are whole chunks the two move the same
- * bytes, and the chunk kernel's 64-row tiles load 8 rows fewer. On any
- * other row a 64-float run of `out` straddles 9 sectors and shares two of
- * them with the tiles above and below; only sector runs keep every sector
- * whole (docs/steps/11_any_shape.md measures both).
+ * Why two kernels: on rows that are whole chunks, 64-float runs of `out`
+ * already start on sector boundaries, and the chunk kernel moves them 16
+ * bytes at a time from 64-row tiles. On any other row a run straddles 9
+ * sectors and shares two of them with the tiles above and below; sector
+ * runs keep every sector whole (docs/steps/11_any_shape.md measures both).
  */
 static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (vec4_fits(in, out, rows, cols))
         return chunks_launch(in, out, rows, cols, stream);
-    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
+    return sector_runs_launch<false, false>(in, out, rows, cols, stream);
 }
 
 #endif /* TRANSPOSE_ANY_SHAPE_CUH */

@@ -8,14 +8,15 @@
  * 16-byte boundary, and loses a fifth of its bandwidth. Two fixes, measured
  * against each other: `chunks` keeps 16-byte accesses on every shape by
  * loading the aligned chunks that cover each row and undoing the shift in
- * shared memory (common/any_shape.cuh). `sector_runs` instead moves where a
+ * shared memory (common/any_shape.cuh). Sector runs instead move where a
  * tile's run of `out` starts, to a 32-byte sector boundary, so that no
  * sector is shared by two tiles (common/sector_runs.cuh). The default uses
  * chunks where rows are whole chunks and sector runs elsewhere.
  *
  * ## What changed since step 10
  * Variant `words` is the 4-byte kernel of steps 09-10 in the same tile
- * order: the control. `sector_runs` is `words` with only the runs moved.
+ * order: the control, since on odd rows the default is `words` with only
+ * the runs moved. `sector_runs_async` adds `cp.async` and 16-byte stores.
  *
  * ## What it assumes
  * Any M, N >= 1 and 4-byte-aligned pointers. Vectors are copied.
@@ -24,7 +25,7 @@
  *
  *     make step11
  *     ./build/step11 --shapes 10007x7919,8192x8192+1,8192x8192
- *     ./build/step11 --shapes 10007x7919 --variant sector_runs
+ *     ./build/step11 --shapes 10007x7919 --variant words
  *
  * Write-up: docs/steps/11_any_shape.md
  */
@@ -72,22 +73,22 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
     return threads_launched(grid, block);
 }
 
-/** @brief Sector runs with 4-byte loads and stores on every shape: `words` with only the runs moved. */
-static size_t launch_sector_runs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+/** @brief Sector runs on every shape, loaded with `cp.async` and stored 16 bytes wide where whole chunks allow. */
+static size_t launch_sector_runs_async(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return sector_runs_launch<false, false>(in, out, rows, cols, stream);
+    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
-    {"any_shape", "16-byte chunks where rows are whole chunks, 72x64 sector runs elsewhere",
+    {"any_shape", "16-byte chunks where rows are whole chunks, 4-byte sector runs (72x64 tiles) elsewhere",
      launch_any_shape, ANY_GPU},
     {"chunks", "64x64 tile, aligned 16-byte loads and stores on every shape, shift undone in shared memory",
      launch_chunks, ANY_GPU},
-    {"words", "the 4-byte kernel of steps 09-10 in the same tile order: the control",
+    {"words", "the 4-byte kernel of steps 09-10 in the same tile order: the control for sector runs",
      launch_words, ANY_GPU},
-    {"sector_runs", "words with runs of out that start on 32-byte sectors (72x64 tiles), 4-byte accesses",
-     launch_sector_runs, ANY_GPU},
+    {"sector_runs_async", "sector runs on every shape, with cp.async loads and 16-byte stores: what width adds",
+     launch_sector_runs_async, ANY_GPU},
 };
 
 STEP_DEFINE("Whole sectors and 16-byte accesses on rows of any length and alignment", variants, NULL)
