@@ -1608,6 +1608,91 @@ def fig_11_runs():
         items)
 
 
+# ============================================================== fig-11-sectors
+
+S11_SECTOR = 8          # floats per 32-byte sector (SR_SECTOR in common/sector_runs.cuh)
+
+
+def step11_sector_run(rows, lead, row0, j):
+    """sr_run(): the run [first, last) of out row j that the tiles at
+    row0 = 64 k own, when runs start on sector boundaries."""
+    shift = (S11_SECTOR - (j * rows + lead) % S11_SECTOR) % S11_SECTOR
+    start = 0 if row0 == 0 else row0 + shift
+    return min(start, rows), min(row0 + S11_TILE + shift, rows)
+
+
+def owners_of_row(rows, j, first, count, sector_runs):
+    """For floats first .. first + count - 1 of out row j: the row of tiles
+    (k) that writes each, with 64-row runs or with sector runs."""
+    owners = []
+    for i in range(first, first + count):
+        if sector_runs:
+            k = i // S11_TILE
+            for cand in (k - 1, k, k + 1):
+                lo, hi = step11_sector_run(rows, 0, cand * S11_TILE, j) if cand >= 0 else (0, 0)
+                if lo <= i < hi:
+                    k = cand
+                    break
+        else:
+            k = i // S11_TILE
+        owners.append(k)
+    return owners
+
+
+def sector_strip(x, y, cell, j, first, owners, rows):
+    """One stretch of an out row: floats coloured by the tile that writes
+    them, thick lines at sector boundaries, sectors with two writers marked."""
+    items = [text(MARGIN, y + cell - 1, "out row %d" % j, size=SMALL_SIZE, mono=True)]
+    base = j * rows + first          # flat index of the first float drawn
+    split = 0
+    for i, k in enumerate(owners):
+        items.append(rect(x + i * cell, y, cell, cell, fill=PALETTE[k % len(PALETTE)], stroke=GRID))
+    edge = (-base) % S11_SECTOR      # first sector boundary inside the stretch
+    sector_starts = list(range(edge, len(owners), S11_SECTOR))
+    for s0 in sector_starts:
+        items.append(line(x + s0 * cell, y - 3, x + s0 * cell, y + cell + 3, stroke=INK, width=1.5))
+    for s0 in sector_starts:
+        writers = set(owners[s0:s0 + S11_SECTOR])
+        if s0 + S11_SECTOR <= len(owners) and len(writers) > 1:
+            split += 1
+            items.append(rect(x + s0 * cell, y + cell + 4, S11_SECTOR * cell, 4, fill=BAD))
+    return items, split
+
+
+def fig_11_sectors():
+    """Step 11: which tile writes each float of a few rows of out, with runs
+    of 64 floats (words, chunks) and with sector runs (the default on odd rows)."""
+    items, y = [], TITLE_HEIGHT + 4
+    cell, first, count = 8, 32, 88
+    x0 = MARGIN + 90
+    caption = "%d x %d: floats %d-%d of out rows 64-67, coloured by the tile row that writes them."
+    items.append(text(MARGIN, y + 8, caption % (S11_ROWS, S11_COLS, first, first + count - 1),
+                      size=SMALL_SIZE, fill=MUTED))
+    items.append(text(MARGIN, y + 24, "Thick lines: 32-byte sector boundaries. Red bar: a sector written by two tiles.",
+                      size=SMALL_SIZE, fill=MUTED))
+    y += 54
+    for title, sector_runs in (("Runs of 64 floats from column 64 k (words, chunks)", False),
+                               ("Sector runs: each run starts on a sector boundary (step 11 on odd rows)", True)):
+        items.append(text(MARGIN, y, title, weight="bold"))
+        y += 16
+        total = 0
+        for j in range(S11_TILE, S11_TILE + 4):
+            strip, split = sector_strip(x0, y, cell, j, first, owners_of_row(S11_ROWS, j, first, count, sector_runs),
+                                        S11_ROWS)
+            items.extend(strip)
+            total += split
+            y += cell + 16
+        items.append(text(MARGIN, y + 2, "%d sectors with two writers in these rows" % total, size=SMALL_SIZE,
+                          fill=MUTED))
+        y += 26
+    return svg_document(
+        y + LEGEND_HEIGHT,
+        "Step 11: runs of out that start on sector boundaries",
+        [(PALETTE[0], "written by tile row k = 0"), (PALETTE[1], "by tile row k = 1"),
+         (BAD, "sector shared by two tiles")],
+        items)
+
+
 # ============================================================== fig-12-swizzle
 
 S12_BOX_COLS = 32        # TMA_BOX_COLS in common/tma_tile.cuh
@@ -1749,6 +1834,7 @@ FIGURES = {
     "fig-09-banks.svg": fig_09_banks,
     "fig-10-tile-order.svg": fig_10_tile_order,
     "fig-11-runs.svg": fig_11_runs,
+    "fig-11-sectors.svg": fig_11_sectors,
     "fig-12-swizzle.svg": fig_12_swizzle,
     "fig-ladder-in-flight.svg": fig_ladder_in_flight,
 }
