@@ -595,7 +595,9 @@ for r in csv.DictReader(open("docs/results/h200.csv")):
 copy_bound_respected() {
     local csv over
     for csv in docs/results/*.csv; do
-        case $csv in *-*.csv) continue ;; esac   # the sweeps only: <gpu>.csv
+        case $csv in   # the sweeps only, <gpu>.csv (a slug may hold dashes: h100-80gb-hbm3)
+        *-profile.csv | *-peers.csv | *-timing.csv | *-reference-timings.csv | */sass-*.csv) continue ;;
+        esac
         over=$(python3 - "$csv" <<'PYTHON'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
