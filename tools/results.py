@@ -535,6 +535,14 @@ def command_merge(args) -> int:
     return 1 if errors else 0
 
 
+def command_drop_steps(args) -> int:
+    """Rewrite a profile CSV without the rows of some steps (to profile them again)."""
+    rows = load(args.file, "profile")
+    steps = {step.zfill(2) for step in args.steps}
+    write_csv(args.file, PROFILE_COLUMNS, [r for r in rows if r["step"].zfill(2) not in steps])
+    return 0
+
+
 def command_header(args) -> int:
     print(",".join(LAYOUTS[args.layout]))
     return 0
@@ -587,6 +595,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="the CSV to write")
     p.add_argument("files", nargs="+", help="the runs' CSVs")
     p.set_defaults(handler=command_merge)
+
+    p = sub.add_parser("drop-steps", help="rewrite a profile CSV without the rows of STEP...")
+    p.add_argument("file", help="a <gpu>-profile.csv")
+    p.add_argument("steps", nargs="+", metavar="STEP", help="e.g. 11 12")
+    p.set_defaults(handler=command_drop_steps)
 
     p = sub.add_parser("header", help="the column names of a layout")
     p.add_argument("layout", choices=sorted(LAYOUTS))
