@@ -24,7 +24,8 @@
 # A sweep cut short goes on where it stopped with RESUME=1 (same GPU,
 # SHAPES, STEPS, BENCH_ARGS): the steps whose run finished are kept. The
 # same re-runs only the steps whose code changed, once their files under
-# build/bench/<gpu>/ are deleted (tools/gpu_session.sh's RERUN_STEPS).
+# build/bench/<gpu>/ are deleted (tools/gpu_session.sh's RERUN_STEPS writes
+# them from the committed CSV with tools/results.py split-steps).
 #
 # Environment: GPU, SHAPES (default: the `bench` shapes of tests/shapes.txt),
 # STEPS (default: every steps/NN_*/ directory), BENCH_ARGS, RESUME, BUILD

@@ -16,10 +16,10 @@
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
 # RERUN_STEPS="11 12" re-measures only those steps in bench and profile and
-# keeps the other steps' results: the bench's per-step runs under
-# build/bench/<gpu>/ (copy them onto the machine first) and the profile's
-# rows. Use it only when the other steps' machine code is unchanged
-# (docs/results/sass-sm_90.csv shows it); the env file counts the kept runs.
+# keeps the other steps' committed rows of docs/results/<gpu>.csv and
+# <gpu>-profile.csv. Use it only when the other steps' machine code is
+# unchanged (docs/results/sass-sm_90.csv shows it); the env file counts the
+# kept runs. (RESUME=1 and RERUN_STEPS do not mix: this starts afresh.)
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
 # When OUT is set, the results, the test logs and the bench's per-run files
 # are packed into $OUT/results.tgz, so a remote machine can send them back;
@@ -79,8 +79,11 @@ rerun_wanted() {
 
 run_bench() {
     local status=0 resume=${RESUME:-} step
-    if [ -n "${RERUN_STEPS:-}" ]; then
-        [ -d "build/bench/$GPU" ] || die "RERUN_STEPS needs the earlier runs in build/bench/$GPU/" 2
+    if [ -n "${RERUN_STEPS:-}" ]; then   # the committed sweep's runs, less the steps to re-run
+        [ -f "$RESULTS/$GPU.csv" ] || die "RERUN_STEPS needs the committed $RESULTS/$GPU.csv" 2
+        rm -rf "build/bench/$GPU"
+        python3 tools/results.py split-steps "$RESULTS/$GPU.csv" "build/bench/$GPU" ||
+            die "cannot read $RESULTS/$GPU.csv"
         for step in $RERUN_STEPS; do rm -f "build/bench/$GPU/step$step".*; done
         resume=1
     fi
