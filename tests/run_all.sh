@@ -589,6 +589,36 @@ for r in csv.DictReader(open("docs/results/h200.csv")):
     rm -f "$doc"
 }
 
+# profile_rows_kept: tools/results.py drop-steps (gpu_session.sh's RERUN_STEPS)
+# removes the named steps' rows of a profile and keeps every other row as it was.
+profile_rows_kept() {
+    local copy=$LOG/profile-drop.csv
+    cp docs/results/h200-profile.csv "$copy"
+    if ! python3 tools/results.py drop-steps "$copy" 11 12 2>"$LOG/profile-drop.err"; then
+        fail "results.py drop-steps: $(head -n 1 "$LOG/profile-drop.err")"
+    elif grep -q '^[^,]*,1[12],' "$copy"; then
+        fail "results.py drop-steps 11 12 left rows of step 11 or 12"
+    elif ! diff -q <(grep -v '^[^,]*,1[12],' docs/results/h200-profile.csv) "$copy" >/dev/null; then
+        fail "results.py drop-steps 11 12 changed the rows of other steps"
+    else
+        pass "results.py drop-steps: the named steps' profile rows go, the others stay as they were"
+    fi
+}
+
+# sweep_split_merges_back: the per-step runs that results.py split-steps writes
+# (gpu_session.sh's RERUN_STEPS) merge back into the committed sweep, byte for byte.
+sweep_split_merges_back() {
+    local dir=$LOG/split-steps
+    rm -rf "$dir"
+    if python3 tools/results.py split-steps docs/results/h200.csv "$dir" 2>"$LOG/split.err" &&
+        python3 tools/results.py merge "$LOG/split-merged.csv" "$dir"/step*.csv 2>>"$LOG/split.err" &&
+        cmp -s "$LOG/split-merged.csv" docs/results/h200.csv; then
+        pass "results.py split-steps: the per-step runs merge back into docs/results/h200.csv"
+    else
+        fail "results.py split-steps then merge does not give docs/results/h200.csv back: $(head -n 1 "$LOG/split.err")"
+    fi
+}
+
 # copy_bound_respected: no kernel of a committed sweep beats the copy of its own
 # bytes by more than timing noise (101 %) at shapes whose two sides are both at
 # least 2048; smaller ones take microseconds and are left to docs/timing.md.
@@ -668,6 +698,8 @@ docs_section() {
     fi
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
     copy_bound_respected
+    profile_rows_kept
+    sweep_split_merges_back
     if [ -f tools/figures.py ] && command -v python3 >/dev/null; then
         if python3 tools/figures.py --check >"$LOG/figures.log" 2>&1; then
             pass "the write-ups' figures match tools/figures.py"

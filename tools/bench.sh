@@ -22,7 +22,10 @@
 # listed but are no failure. Exit 3: no GPU, or the step programs are missing.
 #
 # A sweep cut short goes on where it stopped with RESUME=1 (same GPU,
-# SHAPES, STEPS, BENCH_ARGS): the steps whose run finished are kept.
+# SHAPES, STEPS, BENCH_ARGS): the steps whose run finished are kept. The
+# same re-runs only the steps whose code changed, once their files under
+# build/bench/<gpu>/ are deleted (tools/gpu_session.sh's RERUN_STEPS writes
+# them from the committed CSV with tools/results.py split-steps).
 #
 # Environment: GPU, SHAPES (default: the `bench` shapes of tests/shapes.txt),
 # STEPS (default: every steps/NN_*/ directory), BENCH_ARGS, RESUME, BUILD
@@ -109,7 +112,7 @@ run_once() {
     shift 2
     done_runs=$((done_runs + 1))
     if [ "${RESUME:-0}" = 1 ] && [ "$(cat "$runs/$name.rc" 2>/dev/null)" = 0 ]; then
-        printf '[%3d/%d] %s (kept from the interrupted sweep)\n' "$done_runs" "$total" "$what" >&2
+        printf '[%3d/%d] %s (kept from an earlier run of this sweep)\n' "$done_runs" "$total" "$what" >&2
         kept=$((kept + 1))
         return
     fi
@@ -184,7 +187,7 @@ timing=$("$BUILD/step${steps[0]}" "${tiny[@]}" "${extra_args[@]}" 2>/dev/null \
     fi
     echo "shapes: ${shapes[*]}"
     echo "steps: ${steps[*]}"
-    echo "runs: $total in $((SECONDS - start)) s$([ "$kept" -eq 0 ] || echo ", $kept of them kept from an interrupted sweep (RESUME=1)")"
+    echo "runs: $total in $((SECONDS - start)) s$([ "$kept" -eq 0 ] || echo ", $kept of them kept from an earlier run of this sweep (RESUME=1)")"
 } > "$env_file"
 
 rows=$(python3 tools/results.py rows "$csv" --column kernel | wc -l)

@@ -15,6 +15,11 @@
 #                                  the grader on a folder of submissions -> docs/results/<gpu>-grade-batch.log
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
+# RERUN_STEPS="11 12" re-measures only those steps in bench and profile and
+# keeps the other steps' committed rows of docs/results/<gpu>.csv and
+# <gpu>-profile.csv. Use it only when the other steps' machine code is
+# unchanged (docs/results/sass-sm_90.csv shows it); the env file counts the
+# kept runs. (RESUME=1 and RERUN_STEPS do not mix: this starts afresh.)
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
 # When OUT is set, the results, the test logs and the bench's per-run files
 # are packed into $OUT/results.tgz, so a remote machine can send them back;
@@ -67,18 +72,38 @@ run_test() {
     return "$status"
 }
 
+# rerun_wanted STEP: true unless RERUN_STEPS is set and leaves STEP out.
+rerun_wanted() {
+    [ -z "${RERUN_STEPS:-}" ] || [[ " $RERUN_STEPS " == *" $1 "* ]]
+}
+
 run_bench() {
-    local status=0
-    make bench GPU="$GPU" RESUME="${RESUME:-}" || status=1
+    local status=0 resume=${RESUME:-} step
+    if [ -n "${RERUN_STEPS:-}" ]; then   # the committed sweep's runs, less the steps to re-run
+        [ -f "$RESULTS/$GPU.csv" ] || die "RERUN_STEPS needs the committed $RESULTS/$GPU.csv" 2
+        rm -rf "build/bench/$GPU"
+        python3 tools/results.py split-steps "$RESULTS/$GPU.csv" "build/bench/$GPU" ||
+            die "cannot read $RESULTS/$GPU.csv"
+        for step in $RERUN_STEPS; do rm -f "build/bench/$GPU/step$step".*; done
+        resume=1
+    fi
+    make bench GPU="$GPU" RESUME="$resume" || status=1
     make timing-study GPU="$GPU" || status=1
     return "$status"
 }
 
 run_profile() {
     local csv=$RESULTS/$GPU-profile.csv status=0 step shape baselines
-    rm -f "$csv"
+    if [ -n "${RERUN_STEPS:-}" ]; then   # keep the rows of the other steps
+        local rerun
+        read -r -a rerun <<< "$RERUN_STEPS"
+        python3 tools/results.py drop-steps "$csv" "${rerun[@]}" || die "cannot read $csv"
+    else
+        rm -f "$csv"
+    fi
     # The plan: every step at 4096 x 4096, plus what the write-ups' PROFILE tables show.
     while read -r step shape baselines; do
+        rerun_wanted "$step" || continue
         PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
             status=1
     done < <(python3 tools/ncu_profile.py plan)

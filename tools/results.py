@@ -535,6 +535,27 @@ def command_merge(args) -> int:
     return 1 if errors else 0
 
 
+def command_drop_steps(args) -> int:
+    """Rewrite a profile CSV without the rows of some steps (to profile them again)."""
+    rows = load(args.file, "profile")
+    steps = {step.zfill(2) for step in args.steps}
+    write_csv(args.file, PROFILE_COLUMNS, [r for r in rows if r["step"].zfill(2) not in steps])
+    return 0
+
+
+def command_split_steps(args) -> int:
+    """Write a sweep's rows back as the per-step runs tools/bench.sh merges
+    (DIR/stepNN.csv, .rc 0, empty .err), so RESUME=1 keeps them."""
+    rows = load(args.file, "bench")
+    os.makedirs(args.dir, exist_ok=True)
+    for step in sorted({r["step"] for r in rows}):
+        name = os.path.join(args.dir, "step%s" % step.zfill(2))
+        write_csv(name + ".csv", BENCH_COLUMNS, [r for r in rows if r["step"] == step])
+        with open(name + ".rc", "w") as rc, open(name + ".err", "w"):
+            rc.write("0\n")
+    return 0
+
+
 def command_header(args) -> int:
     print(",".join(LAYOUTS[args.layout]))
     return 0
@@ -587,6 +608,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="the CSV to write")
     p.add_argument("files", nargs="+", help="the runs' CSVs")
     p.set_defaults(handler=command_merge)
+
+    p = sub.add_parser("drop-steps", help="rewrite a profile CSV without the rows of STEP...")
+    p.add_argument("file", help="a <gpu>-profile.csv")
+    p.add_argument("steps", nargs="+", metavar="STEP", help="e.g. 11 12")
+    p.set_defaults(handler=command_drop_steps)
+
+    p = sub.add_parser("split-steps", help="a sweep's rows as the per-step runs of tools/bench.sh")
+    p.add_argument("file", help="a <gpu>.csv")
+    p.add_argument("dir", help="where the runs go, e.g. build/bench/h200")
+    p.set_defaults(handler=command_split_steps)
 
     p = sub.add_parser("header", help="the column names of a layout")
     p.add_argument("layout", choices=sorted(LAYOUTS))
