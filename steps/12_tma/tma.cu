@@ -4,15 +4,13 @@
  *        several tiles ahead of the threads that write them out.
  *
  * ## The idea
- * Step 10's threads spend instructions on every 16-byte load: an address,
- * a bounds test, a `cp.async`. On compute capability 9.0 one thread can
- * instead hand the TMA unit a *tensor map* (the matrix's shape and pitch)
- * and a tile's coordinates; the unit copies the whole 64x32 box into
- * shared memory, zero-fills what lies outside the matrix, swizzles it so
- * that reading columns is conflict-free (`SWIZZLE_128B`), and signals an
- * mbarrier. A persistent block keeps STAGES tiles in flight while its 256
- * threads transpose the oldest with 16-byte shared loads and global
- * stores (step 10's 4x4 register transpose).
+ * Step 10's threads spend instructions on every 16-byte load. On compute
+ * capability 9.0 one thread can instead hand the TMA unit a *tensor map*
+ * (the matrix's shape and pitch) and a tile's coordinates; the unit copies
+ * the 64x32 box into shared memory, zero-fills what lies outside the
+ * matrix, swizzles it (`SWIZZLE_128B`) and signals an mbarrier. A
+ * persistent block keeps STAGES tiles in flight while its 256 threads
+ * write out the oldest with step 10's 4x4 register transpose.
  *
  * ## What changed since step 11
  * Aligned shapes load by TMA. Where TMA cannot describe the matrix (a row
