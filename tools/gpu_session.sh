@@ -26,6 +26,7 @@
 # also when the session is stopped (SIGTERM, e.g. by timeout), so that a cut
 # bench can go on elsewhere: unpack, then RESUME=1 tools/gpu_session.sh bench.
 # Exit code: the worst of the batches (0 when all passed).
+# shellcheck disable=SC2317 # the batch functions are called through timed()
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 3
 export PATH=$PATH:/usr/local/cuda/bin
@@ -107,7 +108,7 @@ run_profile() {
         PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
             status=1
     done < <(python3 tools/ncu_profile.py plan)
-    make -s peers GPU="$GPU" || status=1
+    timed peers make -s peers GPU="$GPU" || status=1
     return "$status"
 }
 
@@ -125,15 +126,26 @@ run_grade() {
     return "$status"
 }
 
+# timed NAME COMMAND...: run COMMAND, then say how long it took, so that the
+# next session on a lent machine can be planned from the log.
+timed() {
+    local name=$1 start=$SECONDS status
+    shift
+    "$@"
+    status=$?
+    echo "gpu_session: $name took $((SECONDS - start)) s (exit $status)"
+    return "$status"
+}
+
 [ $# -gt 0 ] || die "say which batch: test, bench, profile or grade (see the top of $0)" 2
 worst=0
-build
+timed build build
 for batch in "$@"; do
     case $batch in
-    test) run_test || worst=1 ;;
-    bench) run_bench || worst=1 ;;
-    profile) run_profile || worst=1 ;;
-    grade) run_grade || worst=1 ;;
+    test) timed test run_test || worst=1 ;;
+    bench) timed bench run_bench || worst=1 ;;
+    profile) timed profile run_profile || worst=1 ;;
+    grade) timed grade run_grade || worst=1 ;;
     *) die "unknown batch '$batch': use test, bench, profile or grade" 2 ;;
     esac
 done
