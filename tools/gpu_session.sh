@@ -13,6 +13,7 @@
 #   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
 #                                  (an H200; another GPU: docs/results/<gpu>-reference-timings.csv)
 #                                  the grader on a folder of submissions -> docs/results/<gpu>-grade-batch.log
+#   tools/gpu_session.sh reference the reference timings alone (a minute; the batch takes four)
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
 # RERUN_STEPS="11 12" re-measures only those steps in bench and profile and
@@ -112,13 +113,17 @@ run_profile() {
     return "$status"
 }
 
+run_reference() {
+    if [ "$GPU" = h200 ]; then
+        make reference-timings GPU="$GPU"   # the timings the docs quote
+    else
+        REFERENCE_CSV=$RESULTS/$GPU-reference-timings.csv make reference-timings GPU="$GPU"
+    fi
+}
+
 run_grade() {
     local status=0 log=$RESULTS/$GPU-grade-batch.log
-    if [ "$GPU" = h200 ]; then
-        make reference-timings GPU="$GPU" || status=1   # the timings the docs quote
-    else
-        REFERENCE_CSV=$RESULTS/$GPU-reference-timings.csv make reference-timings GPU="$GPU" || status=1
-    fi
+    run_reference || status=1
     # The one grader test that make test leaves out on a GPU: a class's folder at once.
     { echo "# bash tests/test_grader.sh batch on $(the_gpu), $(date -u +%Y-%m-%dT%H:%MZ)"
       bash tests/test_grader.sh batch 2>&1; } | tee "$log"
@@ -137,7 +142,7 @@ timed() {
     return "$status"
 }
 
-[ $# -gt 0 ] || die "say which batch: test, bench, profile or grade (see the top of $0)" 2
+[ $# -gt 0 ] || die "say which batch: test, bench, profile, grade or reference (see the top of $0)" 2
 worst=0
 timed build build
 for batch in "$@"; do
@@ -146,7 +151,8 @@ for batch in "$@"; do
     bench) timed bench run_bench || worst=1 ;;
     profile) timed profile run_profile || worst=1 ;;
     grade) timed grade run_grade || worst=1 ;;
-    *) die "unknown batch '$batch': use test, bench, profile or grade" 2 ;;
+    reference) timed reference run_reference || worst=1 ;;
+    *) die "unknown batch '$batch': use test, bench, profile, grade or reference" 2 ;;
     esac
 done
 pack
