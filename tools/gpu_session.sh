@@ -13,6 +13,7 @@
 #   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
 #                                  (an H200; another GPU: docs/results/<gpu>-reference-timings.csv)
 #                                  the grader on a folder of submissions -> docs/results/<gpu>-grade-batch.log
+#   tools/gpu_session.sh reference the reference timings alone (a minute; the batch takes four)
 #
 # Several may be given at once: tools/gpu_session.sh bench profile.
 # RERUN_STEPS="11 12" re-measures only those steps in bench and profile and
@@ -26,6 +27,7 @@
 # also when the session is stopped (SIGTERM, e.g. by timeout), so that a cut
 # bench can go on elsewhere: unpack, then RESUME=1 tools/gpu_session.sh bench.
 # Exit code: the worst of the batches (0 when all passed).
+# shellcheck disable=SC2317 # the batch functions are called through timed()
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 3
 export PATH=$PATH:/usr/local/cuda/bin
@@ -107,17 +109,21 @@ run_profile() {
         PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
             status=1
     done < <(python3 tools/ncu_profile.py plan)
-    make -s peers GPU="$GPU" || status=1
+    timed peers make -s peers GPU="$GPU" || status=1
     return "$status"
+}
+
+run_reference() {
+    if [ "$GPU" = h200 ]; then
+        make reference-timings GPU="$GPU"   # the timings the docs quote
+    else
+        REFERENCE_CSV=$RESULTS/$GPU-reference-timings.csv make reference-timings GPU="$GPU"
+    fi
 }
 
 run_grade() {
     local status=0 log=$RESULTS/$GPU-grade-batch.log
-    if [ "$GPU" = h200 ]; then
-        make reference-timings GPU="$GPU" || status=1   # the timings the docs quote
-    else
-        REFERENCE_CSV=$RESULTS/$GPU-reference-timings.csv make reference-timings GPU="$GPU" || status=1
-    fi
+    run_reference || status=1
     # The one grader test that make test leaves out on a GPU: a class's folder at once.
     { echo "# bash tests/test_grader.sh batch on $(the_gpu), $(date -u +%Y-%m-%dT%H:%MZ)"
       bash tests/test_grader.sh batch 2>&1; } | tee "$log"
@@ -125,16 +131,28 @@ run_grade() {
     return "$status"
 }
 
-[ $# -gt 0 ] || die "say which batch: test, bench, profile or grade (see the top of $0)" 2
+# timed NAME COMMAND...: run COMMAND, then say how long it took, so that the
+# next session on a lent machine can be planned from the log.
+timed() {
+    local name=$1 start=$SECONDS status
+    shift
+    "$@"
+    status=$?
+    echo "gpu_session: $name took $((SECONDS - start)) s (exit $status)"
+    return "$status"
+}
+
+[ $# -gt 0 ] || die "say which batch: test, bench, profile, grade or reference (see the top of $0)" 2
 worst=0
-build
+timed build build
 for batch in "$@"; do
     case $batch in
-    test) run_test || worst=1 ;;
-    bench) run_bench || worst=1 ;;
-    profile) run_profile || worst=1 ;;
-    grade) run_grade || worst=1 ;;
-    *) die "unknown batch '$batch': use test, bench, profile or grade" 2 ;;
+    test) timed test run_test || worst=1 ;;
+    bench) timed bench run_bench || worst=1 ;;
+    profile) timed profile run_profile || worst=1 ;;
+    grade) timed grade run_grade || worst=1 ;;
+    reference) timed reference run_reference || worst=1 ;;
+    *) die "unknown batch '$batch': use test, bench, profile, grade or reference" 2 ;;
     esac
 done
 pack
