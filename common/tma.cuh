@@ -76,6 +76,43 @@ static __device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensor
 #endif
 }
 
+/**
+ * @brief Ask the TMA unit to store the box at shared address @p src to
+ *        (@p x, @p y) (column, row) of @p map; parts outside the tensor are
+ *        left out. Joins the thread's open bulk group (bulk_commit()).
+ */
+static __device__ __forceinline__ void tma_store_box(const CUtensorMap *map, int x, int y, uint32_t src)
+{
+#if HAS_TMA
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                 ::"l"(map), "r"(x), "r"(y), "r"(src) : "memory");
+#endif
+}
+
+/** @brief Close the thread's open group of bulk stores. */
+static __device__ __forceinline__ void bulk_commit(void)
+{
+#if HAS_TMA
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+/** @brief Wait until the TMA unit has read the shared memory of every committed bulk store. */
+static __device__ __forceinline__ void bulk_wait_read(void)
+{
+#if HAS_TMA
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#endif
+}
+
+/** @brief Wait until every committed bulk store has been written. */
+static __device__ __forceinline__ void bulk_wait(void)
+{
+#if HAS_TMA
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
 /* ---- Host side: the tensor map ---------------------------------------------------------------------------- */
 
 /** @brief The driver's cuTensorMapEncodeTiled, found at run time (nothing links libcuda). */
@@ -144,6 +181,18 @@ static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/** @brief The tensor map of `out` (cols rows of `rows` floats): 32x64 boxes, 128-byte swizzle. */
+static bool describe_output(CUtensorMap *map, float *out, size_t rows, size_t cols)
+{
+    const cuuint64_t size[2] = {rows, cols};                // a row of `out` holds `rows` floats
+    const cuuint64_t pitch[1] = {rows * sizeof(float)};
+    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
+    const cuuint32_t step[2] = {1, 1};
+    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)out, size, pitch, box, step,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 /** @brief Dynamic shared memory of transpose_tma<STAGES>: the stages, plus room to align them. */
 static size_t tma_shared_bytes(unsigned stages)
 {
@@ -151,10 +200,32 @@ static size_t tma_shared_bytes(unsigned stages)
 }
 
 /**
- * @brief Launch @p KERNEL (a TMA kernel over `in`'s tensor map) on as many
- *        blocks as the GPU holds at once, each with @p shared bytes of
- *        dynamic shared memory, where tma_fits(); step 11's kernel elsewhere
- *        (vectors, rows not a multiple of 4 floats, misaligned pointers).
+ * @brief How many blocks of @p kernel, with @p shared bytes of dynamic
+ *        shared memory, the GPU holds at once: the persistent grid. (Each
+ *        launcher asks once per kernel and keeps the answer.)
+ */
+static size_t persistent_blocks(const void *kernel, size_t shared)
+{
+    int device, resident, multiprocessors;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, THREADS, shared));
+    return (size_t)resident * multiprocessors;
+}
+
+/** @brief The grid: one block per tile, at most @p persistent of them. */
+static dim3 persistent_grid(size_t persistent, size_t rows, size_t cols)
+{
+    const size_t tiles = ceil_div(rows, TILE) * ceil_div(cols, TILE);
+    return grid_for_tiles(tiles < persistent ? tiles : persistent, 1);
+}
+
+/**
+ * @brief Launch @p KERNEL (a TMA kernel over `in`'s tensor map) on
+ *        persistent blocks, each with @p shared bytes of dynamic shared
+ *        memory, where tma_fits(); step 11's kernel elsewhere (vectors, rows
+ *        not a multiple of 4 floats, misaligned pointers).
  */
 template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t)>
 static size_t launch_tma_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
@@ -163,21 +234,30 @@ static size_t launch_tma_persistent(size_t shared, const float *in, float *out, 
     CUtensorMap map;
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&map, in, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    static int resident = 0;   // blocks per multiprocessor, asked once per kernel
-    static int multiprocessors = 0;
-    if (resident == 0) {
-        int device;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)shared));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, KERNEL, THREADS, shared));
-    }
-    const size_t tiles = ceil_div(rows, TILE) * ceil_div(cols, TILE);
-    const size_t persistent = (size_t)resident * multiprocessors;
+    static size_t persistent = 0;   // asked once per kernel
+    if (persistent == 0)
+        persistent = persistent_blocks((const void *)KERNEL, shared);
     const dim3 block(THREADS);
-    const dim3 grid = grid_for_tiles(tiles < persistent ? tiles : persistent, 1);
+    const dim3 grid = persistent_grid(persistent, rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+/** @brief The same for a kernel that also stores through a tensor map of `out`. */
+template <void (*KERNEL)(CUtensorMap, CUtensorMap, size_t, size_t)>
+static size_t launch_tma_store_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
+                                          cudaStream_t stream)
+{
+    CUtensorMap in_map, out_map;
+    if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&in_map, in, rows, cols) ||
+        !describe_output(&out_map, out, rows, cols))
+        return any_shape_launch(in, out, rows, cols, stream);
+    static size_t persistent = 0;   // asked once per kernel
+    if (persistent == 0)
+        persistent = persistent_blocks((const void *)KERNEL, shared);
+    const dim3 block(THREADS);
+    const dim3 grid = persistent_grid(persistent, rows, cols);
+    KERNEL<<<grid, block, shared, stream>>>(in_map, out_map, rows, cols);
     return threads_launched(grid, block);
 }
 

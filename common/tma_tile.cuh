@@ -46,6 +46,28 @@ static __host__ __device__ __forceinline__ uint32_t swizzled_chunk(uint32_t row,
 }
 
 /**
+ * @brief The 4-column group (@p b) and 4-row group (@p g) of the tile that
+ *        thread @p tid moves (the lane order is explained at store_tile_tma()).
+ */
+static __host__ __device__ __forceinline__ void tma_thread_block(unsigned tid, unsigned *b, unsigned *g)
+{
+    const unsigned lane = tid % 32, warp = tid / 32;
+    *b = lane % 4 + 4 * (warp / 2);   // 0..15
+    *g = lane / 4 + 8 * (warp % 2);   // 0..15
+}
+
+/** @brief r[k] = tile row 4g + k, columns 4b .. 4b + 3, read from a stage of swizzled boxes. */
+static __host__ __device__ __forceinline__ void read_tma_block(const unsigned char *stage, unsigned g, unsigned b,
+                                                               float4 r[VEC])
+{
+    const unsigned char *box = stage + (b / TMA_CHUNKS_PER_BOX_ROW) * TMA_BOX_BYTES;
+    const unsigned chunk = b % TMA_CHUNKS_PER_BOX_ROW;
+UNROLL_ON_DEVICE
+    for (unsigned k = 0; k < VEC; ++k)
+        r[k] = *reinterpret_cast<const float4 *>(box + swizzled_chunk(g * VEC + k, chunk));
+}
+
+/**
  * @brief Write one tile from shared memory, transposed: thread (g, b)
  *        reads the 4x4 block at rows 4g.., columns 4b.. as 4 chunks, and
  *        writes its 4 columns as 4 chunks of `out` (step 10's way).
@@ -59,17 +81,12 @@ static __host__ __device__ __forceinline__ void store_tile_tma(const unsigned ch
                                                                size_t rows, size_t row0, size_t col0,
                                                                unsigned height, unsigned width, unsigned tid)
 {
-    const unsigned lane = tid % 32, warp = tid / 32;
-    const unsigned b = lane % 4 + 4 * (warp / 2);      // 4-column group of the tile, 0..15
-    const unsigned g = lane / 4 + 8 * (warp % 2);      // 4-row group of the tile, 0..15
+    unsigned b, g;
+    tma_thread_block(tid, &b, &g);
     if (g * VEC >= height)
         return;
-    const unsigned char *box = stage + (b / TMA_CHUNKS_PER_BOX_ROW) * TMA_BOX_BYTES;
-    const unsigned chunk = b % TMA_CHUNKS_PER_BOX_ROW;
-    float4 r[VEC];   // r[k] = tile row 4g + k, columns 4b .. 4b + 3
-UNROLL_ON_DEVICE
-    for (unsigned k = 0; k < VEC; ++k)
-        r[k] = *reinterpret_cast<const float4 *>(box + swizzled_chunk(g * VEC + k, chunk));
+    float4 r[VEC];
+    read_tma_block(stage, g, b, r);
     const size_t row_chunks = rows / VEC;                                 // chunks per row of `out`
     const size_t first = ((col0 + b * VEC) * rows + row0 + g * VEC) / VEC;
     if (b * VEC >= width)
@@ -82,6 +99,31 @@ UNROLL_ON_DEVICE
         out4[first + 2 * row_chunks] = make_float4(r[0].z, r[1].z, r[2].z, r[3].z);
     if (cols_here > 3)
         out4[first + 3 * row_chunks] = make_float4(r[0].w, r[1].w, r[2].w, r[3].w);
+}
+
+/**
+ * @brief For TMA stores: thread (g, b) reads its 4x4 block and writes it,
+ *        transposed, into @p staging, the tile of `out` as two boxes of
+ *        64 rows x 32 floats with the same 128-byte swizzle. The TMA unit
+ *        undoes the swizzle when it stores a box, and leaves out what lies
+ *        outside the matrix, so no thread tests a bound.
+ *
+ * Row 4b + m of the staged tile (row col0 + 4b + m of `out`) gets, in chunk
+ * g (columns row0 + 4g .. + 3), column m of the thread's four rows.
+ */
+static __host__ __device__ __forceinline__ void stage_tile_for_tma_store(const unsigned char *stage,
+                                                                         unsigned char *staging, unsigned tid)
+{
+    unsigned b, g;
+    tma_thread_block(tid, &b, &g);
+    float4 r[VEC];
+    read_tma_block(stage, g, b, r);
+    unsigned char *box = staging + (g / TMA_CHUNKS_PER_BOX_ROW) * TMA_BOX_BYTES;
+    const unsigned chunk = g % TMA_CHUNKS_PER_BOX_ROW;
+    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 0, chunk)) = make_float4(r[0].x, r[1].x, r[2].x, r[3].x);
+    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 1, chunk)) = make_float4(r[0].y, r[1].y, r[2].y, r[3].y);
+    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 2, chunk)) = make_float4(r[0].z, r[1].z, r[2].z, r[3].z);
+    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 3, chunk)) = make_float4(r[0].w, r[1].w, r[2].w, r[3].w);
 }
 
 #endif /* TRANSPOSE_TMA_TILE_CUH */

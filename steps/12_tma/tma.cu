@@ -103,6 +103,74 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     }
 }
 
+/**
+ * @brief TMA both ways: loads as in transpose_tma(), and each tile, once
+ *        transposed into one of two staging buffers, stored by the TMA unit
+ *        too, so that the threads issue no global store at all.
+ *
+ * Per tile i (stage s, staging buffer o = i % 2): wait for the stage; every
+ * thread writes its 4x4 block transposed into buffer o and fences it for
+ * the TMA unit; thread 0 waits until the TMA unit has read buffer 1 - o
+ * (tile i - 1's store), so that tile i + 1 may overwrite it; a barrier;
+ * thread 0 starts the store of buffer o and the load of tile i + STAGES.
+ */
+template <unsigned STAGES>
+__global__ void __launch_bounds__(THREADS)
+transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
+                    size_t rows, size_t cols)
+{
+#if !HAS_TMA
+    __trap();   // never launched there: the variants need compute capability 9.0
+#endif
+    extern __shared__ unsigned char dynamic_shared[];
+    __shared__ uint64_t full[STAGES];
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
+    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
+    unsigned char *stages = dynamic_shared + skip;   // STAGES tiles of `in`, then 2 tiles of `out`
+    unsigned char *staging = stages + STAGES * TMA_TILE_BYTES;
+    const uint32_t stages_addr = base + skip;
+    const uint32_t staging_addr = stages_addr + STAGES * TMA_TILE_BYTES;
+    const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
+
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < STAGES; ++s)
+            barrier_init(full_addr + 8 * s);
+        fence_for_tma();
+        for (unsigned s = 0; s < STAGES; ++s) {
+            const size_t t = blockIdx.x + (size_t)s * gridDim.x;
+            if (t < tiles)
+                start_tile(&in_map, t, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
+        }
+    }
+    __syncthreads();
+
+    size_t i = 0;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
+        const unsigned s = (unsigned)(i % STAGES), o = (unsigned)(i % 2);
+        barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
+        stage_tile_for_tma_store(stages + s * TMA_TILE_BYTES, staging + o * TMA_TILE_BYTES, threadIdx.x);
+        fence_for_tma();   // this thread's writes to buffer o, before the TMA unit reads it
+        if (threadIdx.x == 0)
+            bulk_wait_read();   // tile i - 1's store has read buffer 1 - o
+        __syncthreads();        // buffer o is complete, stage s is read, buffer 1 - o is free
+        if (threadIdx.x == 0) {
+            size_t row0, col0;
+            column_major_tile(t, tiles_y, &row0, &col0);
+            for (int b = 0; b < TMA_BOXES; ++b)   // the tile of `out`: rows col0.., columns row0..
+                tma_store_box(&out_map, (int)row0 + b * TMA_BOX_COLS, (int)col0,
+                              staging_addr + o * TMA_TILE_BYTES + b * TMA_BOX_BYTES);
+            bulk_commit();
+            const size_t next = t + (size_t)STAGES * gridDim.x;
+            if (next < tiles)
+                start_tile(&in_map, next, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
+        }
+    }
+    if (threadIdx.x == 0)
+        bulk_wait();   // the shared memory being stored stays until the stores are done
+}
+
 /** @brief transpose_tma<STAGES> on persistent blocks where TMA fits, step 11's kernel elsewhere. */
 template <unsigned STAGES>
 static size_t launch_tma_stages(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
@@ -128,12 +196,21 @@ static size_t launch_any_shape(const float *in, float *out, size_t rows, size_t 
     return any_shape_launch(in, out, rows, cols, stream);
 }
 
+/** @brief TMA loads and stores, 2 tiles in flight, 2 staging buffers. */
+static size_t launch_tma_store(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_tma_store_persistent<transpose_tma_store<2>>(tma_shared_bytes(2 + 2), in, out, rows, cols,
+                                                               stream);
+}
+
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
     {"one_stage", "TMA with one tile in flight per block: what the pipeline adds",
      launch_one_stage, 90},
+    {"tma_store", "TMA loads and TMA stores from a transposed staging tile: no global store by a thread",
+     launch_tma_store, 90},
     {"any_shape", "step 11's kernel on every shape: what TMA adds", launch_any_shape, ANY_GPU},
 };
 
