@@ -74,19 +74,27 @@ run_test() {
     return "$status"
 }
 
+# RERUN_STEPS read once, as the two-digit numbers the bench's run files and
+# the profile plan use ("9 12" -> 09 12); empty: every step.
+rerun=()
+for step in ${RERUN_STEPS:-}; do
+    [[ $step =~ ^[0-9]+$ ]] || die "RERUN_STEPS: '$step' is not a step number (e.g. RERUN_STEPS=\"11 12\")" 2
+    rerun+=("$(printf '%02d' "$((10#$step))")")
+done
+
 # rerun_wanted STEP: true unless RERUN_STEPS is set and leaves STEP out.
 rerun_wanted() {
-    [ -z "${RERUN_STEPS:-}" ] || [[ " $RERUN_STEPS " == *" $1 "* ]]
+    [ ${#rerun[@]} -eq 0 ] || [[ " ${rerun[*]} " == *" $1 "* ]]
 }
 
 run_bench() {
     local status=0 resume=${RESUME:-} step
-    if [ -n "${RERUN_STEPS:-}" ]; then   # the committed sweep's runs, less the steps to re-run
+    if [ ${#rerun[@]} -gt 0 ]; then   # the committed sweep's runs, less the steps to re-run
         [ -f "$RESULTS/$GPU.csv" ] || die "RERUN_STEPS needs the committed $RESULTS/$GPU.csv" 2
         rm -rf "build/bench/$GPU"
         python3 tools/results.py split-steps "$RESULTS/$GPU.csv" "build/bench/$GPU" ||
             die "cannot read $RESULTS/$GPU.csv"
-        for step in $RERUN_STEPS; do rm -f "build/bench/$GPU/step$step".*; done
+        for step in "${rerun[@]}"; do rm -f "build/bench/$GPU/step$step".*; done
         resume=1
     fi
     make bench GPU="$GPU" RESUME="$resume" || status=1
@@ -96,9 +104,7 @@ run_bench() {
 
 run_profile() {
     local csv=$RESULTS/$GPU-profile.csv status=0 step shape baselines
-    if [ -n "${RERUN_STEPS:-}" ]; then   # keep the rows of the other steps
-        local rerun
-        read -r -a rerun <<< "$RERUN_STEPS"
+    if [ ${#rerun[@]} -gt 0 ]; then   # keep the rows of the other steps
         python3 tools/results.py drop-steps "$csv" "${rerun[@]}" || die "cannot read $csv"
     else
         rm -f "$csv"

@@ -26,7 +26,7 @@ BUILD=${BUILD:-build}
 MAKE_CMD=${MAKE:-make}
 SHAPE=${REFERENCE_SHAPE:-8192x8192}
 # The committed timings the docs quote come from an H200 (docs/reference-timings.csv);
-# another GPU's go beside its other results: REFERENCE_CSV=docs/results/h100-reference-timings.csv.
+# another GPU's go beside its other results: REFERENCE_CSV=docs/results/<gpu>-reference-timings.csv.
 CANONICAL_CSV=docs/reference-timings.csv
 CSV=${REFERENCE_CSV:-$CANONICAL_CSV}
 MD=docs/reference-timings.md

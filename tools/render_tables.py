@@ -132,38 +132,44 @@ class Sources:
     def __init__(self):
         self._cache: dict = {}
 
-    def _load(self, key, path, loader, env_stem):
+    def _load(self, key, path, loader, origin_of):
+        """The rows of @p path (None if it is missing), and origin_of(rows)."""
         if key not in self._cache:
             full = os.path.join(ROOT, path)
             try:
                 rows = loader(full) if os.path.isfile(full) else None
             except results.ResultsError as err:
                 raise MarkerError(str(err)) from err
-            env = {}
-            for stem in (env_stem, key[1]):
-                env = env or results.read_env(os.path.join(ROOT, RESULTS,
-                                                           stem + "-env.txt"))
-            name = env.get("gpu") or (rows[0]["gpu"] if rows else key[1])
-            when = env.get("date_utc")
-            origin = "%s, %s UTC" % (name, when) if when else name
-            self._cache[key] = Loaded(rows, path, origin)
+            self._cache[key] = Loaded(rows, path, origin_of(rows))
         return self._cache[key]
+
+    @staticmethod
+    def _env_origin(gpu, env_stem):
+        """origin_of for a file written beside an env file: the GPU and date it records."""
+        def origin_of(rows):
+            env = {}
+            for stem in (env_stem, gpu):
+                env = env or results.read_env(os.path.join(ROOT, RESULTS, stem + "-env.txt"))
+            name = env.get("gpu") or (rows[0]["gpu"] if rows else gpu)
+            when = env.get("date_utc")
+            return "%s, %s UTC" % (name, when) if when else name
+        return origin_of
 
     def bench(self, gpu: str) -> Loaded:
         return self._load(("bench", gpu), "%s/%s.csv" % (RESULTS, gpu),
-                          results.load_bench, gpu)
+                          results.load_bench, self._env_origin(gpu, gpu))
 
     def profile(self, gpu: str) -> Loaded:
         return self._load(("profile", gpu), "%s/%s-profile.csv" % (RESULTS, gpu),
-                          results.load_profile, gpu + "-profile")
+                          results.load_profile, self._env_origin(gpu, gpu + "-profile"))
 
     def peers(self, gpu: str) -> Loaded:
         return self._load(("peers", gpu), "%s/%s-peers.csv" % (RESULTS, gpu),
-                          results.load_peers, gpu + "-peers")
+                          results.load_peers, self._env_origin(gpu, gpu + "-peers"))
 
     def timing(self, gpu: str) -> Loaded:
         return self._load(("timing", gpu), "%s/%s-timing.csv" % (RESULTS, gpu),
-                          results.load_timing, gpu + "-timing")
+                          results.load_timing, self._env_origin(gpu, gpu + "-timing"))
 
     def runs(self, gpu: str) -> dict:
         """The bench rows of gpu grouped by run: {(step, Shape): rows}."""
@@ -172,17 +178,9 @@ class Sources:
     def reference(self, gpu: str = "") -> Loaded:
         """docs/reference-timings.csv, or with gpu the timings of another GPU,
         docs/results/<gpu>-reference-timings.csv; the origin is in their columns."""
-        key = ("reference", gpu)
-        if key not in self._cache:
-            path = "%s/%s-reference-timings.csv" % (RESULTS, gpu) if gpu else REFERENCE_CSV
-            full = os.path.join(ROOT, path)
-            try:
-                rows = results.load_reference(full) if os.path.isfile(full) else None
-            except results.ResultsError as err:
-                raise MarkerError(str(err)) from err
-            origin = "%s, %s" % (rows[0]["gpu"], rows[0]["date"]) if rows else "-"
-            self._cache[key] = Loaded(rows, path, origin)
-        return self._cache[key]
+        path = "%s/%s-reference-timings.csv" % (RESULTS, gpu) if gpu else REFERENCE_CSV
+        return self._load(("reference", gpu), path, results.load_reference,
+                          lambda rows: "%s, %s" % (rows[0]["gpu"], rows[0]["date"]) if rows else "-")
 
 
 # ------------------------------------------------------------- formatting
