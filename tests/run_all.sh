@@ -645,6 +645,27 @@ PYTHON
     done
 }
 
+# writeup_limits_respected: every write-up keeps the template's limits (prose
+# words, table rows, an SVG figure), and a planted write-up that breaks them
+# is caught, so the check can fail.
+writeup_limits_respected() {
+    local planted=$LOG/planted-writeup.md i
+    if python3 tools/writeup_limits.py >"$LOG/writeup-limits.log" 2>&1; then
+        pass "every write-up: at most 1,200 words of prose, 40 table rows, at least one SVG figure"
+    else
+        fail "a write-up breaks the template's limits: $(grep writeup_limits: "$LOG/writeup-limits.log" | head -n 2 | tr '\n' ' ')"
+    fi
+    { echo "# Planted"; echo; printf 'word %.0s' $(seq 1201); echo; echo; echo "| a | b |"; echo "| --- | --- |"
+      for i in $(seq 41); do echo "| $i | x |"; done; } >"$planted"
+    if python3 tools/writeup_limits.py "$planted" 2>&1 | grep -q "1201 words of prose, more than 1200" &&
+        python3 tools/writeup_limits.py "$planted" 2>&1 | grep -q "41 table rows, more than 40" &&
+        python3 tools/writeup_limits.py "$planted" 2>&1 | grep -q "no SVG figure"; then
+        pass "a planted write-up with 1,201 words, 41 table rows and no figure is caught on all three"
+    else
+        fail "tools/writeup_limits.py missed a limit of a planted write-up (1,201 words, 41 table rows, no figure)"
+    fi
+}
+
 # Doxygen markup that shows as literal text where Doxygen does not read it: @ref, {#id}, \ref.
 DOXYGEN_MARKUP_RE='@ref|\{#[A-Za-z_]|\\ref '
 
@@ -717,6 +738,7 @@ docs_section() {
         skip "SASS summary check (cuobjdump or c++filt not found)"
     fi
     diagrams_up_to_date
+    writeup_limits_respected
     markdown_has_no_doxygen_markup
     if command -v doxygen >/dev/null; then
         if make -s docs BUILD="$BUILD" >"$LOG/docs.log" 2>&1; then
