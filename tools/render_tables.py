@@ -13,6 +13,11 @@ lies between them:
       step's bounds (role `bound`: copies, not transposes) come last, marked.
       The baselines are those of the FIRST listed step's run at that shape;
       the ratios of every row are the ones its own run printed.
+  <!-- BEGIN COMPACT steps=10,11,12 shapes=8192x8192,10007x7919 [variants=12] [gpu=h200] -->
+  <!-- END COMPACT -->
+      one row per kernel and shape, with the copy bound and cuBLAS of the
+      kernel's own run as columns; variants= limits the variants to those
+      steps, the others show their default kernel alone.
   <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [baselines=yes]
        [gpu=h200] -->   (on one line)
   <!-- END PROFILE -->
@@ -367,9 +372,14 @@ def render_table(src, gpu, params, where, doc_dir):
 
 
 def render_compact(src, gpu, params, where, doc_dir):
-    """One row per kernel and shape, the copy bound and cuBLAS of the same run as columns."""
+    """One row per kernel and shape, the copy bound and cuBLAS of the same run as columns.
+
+    With variants=NN,..., only those steps show every variant; the other
+    steps show their default kernel alone (the step a write-up compares with).
+    """
     steps = step_list(params, "steps", where)
     shapes = shape_list(params, "shapes", where)
+    with_variants = set(step_list(params, "variants", where, required=False) or steps)
     loaded = src.bench(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
@@ -383,7 +393,10 @@ def render_compact(src, gpu, params, where, doc_dir):
                 body.append([shape.label(), "%s not measured" % step] + ["-"] * 5)
                 continue
             copy, blas = results.copy_bound(run), results.library_row(run)
-            for label, row in measured_rows(run, step, defaults.get(step)):
+            labelled = measured_rows(run, step, defaults.get(step))
+            if step not in with_variants:
+                labelled = labelled[:1]   # the default kernel is the run's first kernel row
+            for label, row in labelled:
                 body.append([shape.label(), label,
                              fmt_ms(copy["median_ms"]) if copy else "-",
                              fmt_ms(blas["median_ms"]) if blas else "-",
@@ -427,8 +440,9 @@ BAR_ODD_SHAPES = [Shape.parse(s) for s in (
     "10007x7919", "16385x16383", "20000x20000", "3000x50000", "50000x3000",
     "8192x8192+1", "8192x8192+2", "8192x8192+3")]
 BAR_VECTOR_SHAPES = [Shape(1, 67108864), Shape(67108864, 1)]
-# Each bar: (shapes, CSV column, least value, label) per criterion, and whether the
-# geometric mean of vs cuBLAS over BAR_SQUARE_SHAPES must reach a value.
+# Each bar: (shapes, CSV column, least value, label) per criterion; the value the
+# geometric mean of vs cuBLAS over BAR_SQUARE_SHAPES must reach (or None); and by
+# how many points of % of copy a peer may lead the step (None: peers not compared).
 BARS = {
     # Step 10's bar.
     "step10": ([
@@ -436,7 +450,7 @@ BARS = {
         (BAR_SQUARE_SHAPES, "vs_cublas", 1.05, "vs cuBLAS >= 1.05x"),
         ([Shape(10007, 7919)], "vs_cublas", 1.0, "vs cuBLAS >= 1.00x"),
         (BAR_VECTOR_SHAPES, "pct_of_copy", 90.0, "% of copy >= 90"),
-    ], 1.10),
+    ], 1.10, None),
     # The last step's bar: full speed on every shape, and at least cuBLAS's.
     "last_step": ([
         (BAR_SQUARE_SHAPES, "pct_of_copy", 97.0, "% of copy >= 97"),
@@ -444,19 +458,56 @@ BARS = {
         (BAR_VECTOR_SHAPES, "pct_of_copy", 95.0, "% of copy >= 95"),
         (BAR_SQUARE_SHAPES + BAR_ODD_SHAPES + BAR_VECTOR_SHAPES, "vs_cublas", 1.0,
          "vs cuBLAS >= 1.00x"),
-    ], None),
+    ], None, 1.0),
 }
+
+
+def best_in_tutorial(runs, shape, column):
+    """The best value of @p column over every kernel of every step run at @p
+    shape, as "NN kernel: value" (each value from its own run), or "-"."""
+    best = None
+    for (step, measured_at), run in runs.items():
+        if measured_at != shape:
+            continue
+        for row in results.kernel_rows(run):
+            value = number(row[column])
+            if value is not None and (best is None or value > best[0]):
+                best = (value, step, row["kernel"])
+    if best is None:
+        return "-"
+    value, step, kernel = best
+    shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
+    return "%s %s: %s" % (step, kernel, shown)
+
+
+def peer_rows(peers, shapes, most_behind):
+    """One bar row per shape of @p shapes that the peers run measured: the best
+    peer's % of copy against the tutorial's, from the same run."""
+    body = []
+    for shape in shapes:
+        rows = [r for r in peers if results.shape_of(r) == shape]
+        ours = next((number(r["pct_of_copy"]) for r in rows
+                     if r["role"] == results.ROLE_TUTORIAL), None)
+        theirs = [(number(r["pct_of_copy"]), r["peer"]) for r in rows
+                  if r["role"] == results.ROLE_PEER and number(r["pct_of_copy"]) is not None]
+        if ours is None or not theirs:
+            continue
+        best, peer = max(theirs)
+        body.append([shape.label(), "no peer ahead by more than %g point" % most_behind,
+                     "%s %.1f %% against %.1f %%" % (peer, best, ours),
+                     "met" if best - ours <= most_behind else "**missed**", "-"])
+    return body
 
 
 def render_bar(src, gpu, params, where, doc_dir):
     """Each criterion of the bar against the step's default kernel, measured in one
-    run per shape."""
+    run per shape, beside the best kernel of any step at that shape."""
     step = step_list(params, "step", where)[0]
     name_of_bar = params.get("criteria", "step10")
     if name_of_bar not in BARS:
         raise MarkerError("%s: unknown bar criteria=%s (known: %s)"
                           % (where, name_of_bar, ", ".join(sorted(BARS))))
-    criteria, least_geomean = BARS[name_of_bar]
+    criteria, least_geomean, peer_margin = BARS[name_of_bar]
     loaded = src.bench(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
@@ -467,22 +518,31 @@ def render_bar(src, gpu, params, where, doc_dir):
             kernel = results.default_kernel(runs.get((step, shape), []))
             value = number(kernel[column]) if kernel else None
             if value is None:
-                body.append([shape.label(), label, "not measured", "-"])
+                body.append([shape.label(), label, "not measured", "-", "-"])
                 continue
             name = kernel["kernel"]
             if column == "vs_cublas" and shapes is BAR_SQUARE_SHAPES:
                 ratios.append(value)
             shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
             body.append([shape.label(), label, shown,
-                         "met" if value >= least else "**missed**"])
+                         "met" if value >= least else "**missed**",
+                         best_in_tutorial(runs, shape, column)])
     if least_geomean and ratios and len(ratios) == len(BAR_SQUARE_SHAPES):
         geomean = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
         body.append(["geometric mean of the six", "vs cuBLAS >= %.2fx" % least_geomean,
-                     "%.3fx" % geomean, "met" if geomean >= least_geomean else "**missed**"])
+                     "%.3fx" % geomean, "met" if geomean >= least_geomean else "**missed**",
+                     "-"])
+    if peer_margin is not None:
+        shapes = [sh for c in criteria for sh in c[0]]
+        body += peer_rows(src.peers(gpu).rows or [], list(dict.fromkeys(shapes)), peer_margin)
     note = ("Step %s's default kernel (`%s`); every ratio is taken within one run of "
-            "the step program." % (step, name))
+            "the step program. *Best in the tutorial*: the best kernel of any step "
+            "and variant at that shape, in its own run." % (step, name))
+    if peer_margin is not None:
+        note += (" The peer rows compare the step with the other libraries in the "
+                 "peers run (`make peers`), at the shapes it measures.")
     return [loaded.line, "", note, ""] + table(
-        ["shape", "criterion", "measured", "status"], body)
+        ["shape", "criterion", "measured", "status", "best in the tutorial"], body)
 
 
 def render_profile(src, gpu, params, where, doc_dir):
@@ -901,7 +961,7 @@ def parse_params(text, where):
 
 RENDERERS = {
     "TABLE": (render_table, {"steps", "shapes", "gpu"}),
-    "COMPACT": (render_compact, {"steps", "shapes", "gpu"}),
+    "COMPACT": (render_compact, {"steps", "shapes", "variants", "gpu"}),
     "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
     "LADDER": (render_ladder, {"shape", "gpu"}),
     "PEERS": (render_peers, {"shapes", "gpu"}),
