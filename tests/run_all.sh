@@ -651,7 +651,7 @@ PYTHON
 writeup_limits_respected() {
     local planted=$LOG/planted-writeup.md i
     if python3 tools/writeup_limits.py >"$LOG/writeup-limits.log" 2>&1; then
-        pass "every write-up: at most 1,200 words of prose, 40 table rows, at least one SVG figure"
+        pass "every write-up: at most 1,200 words of prose, 40 table rows, an SVG figure; every step header at most 210 words"
     else
         fail "a write-up breaks the template's limits: $(grep writeup_limits: "$LOG/writeup-limits.log" | head -n 2 | tr '\n' ' ')"
     fi
@@ -663,6 +663,12 @@ writeup_limits_respected() {
         pass "a planted write-up with 1,201 words, 41 table rows and no figure is caught on all three"
     else
         fail "tools/writeup_limits.py missed a limit of a planted write-up (1,201 words, 41 table rows, no figure)"
+    fi
+    { echo "/**"; printf ' * word %.0s\n' $(seq 211); echo " */"; } >"$LOG/planted_header.cu"
+    if python3 tools/writeup_limits.py "$LOG/planted_header.cu" 2>&1 | grep -q "header of 211 words"; then
+        pass "a planted step header of 211 words is caught"
+    else
+        fail "tools/writeup_limits.py let a planted step header of 211 words pass"
     fi
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check the write-up template's limits: what a student reads to the end.
 
-    python3 tools/writeup_limits.py                 every docs/steps/*.md
-    python3 tools/writeup_limits.py FILE.md ...     the named files
+    python3 tools/writeup_limits.py                 every docs/steps/*.md and steps/*/*.cu
+    python3 tools/writeup_limits.py FILE ...        the named files (.md or .cu)
 
 Each write-up must keep to:
   - at most 1,200 words of prose (sentences; not code, tables, headings,
@@ -11,6 +11,9 @@ Each write-up must keep to:
     are not counted);
   - at least one SVG figure (a Markdown image whose file ends in .svg).
 Longer material belongs in the step's appendix, docs/appendix/NN_name.md.
+A step's header (the first comment of its .cu file) is the manual for its
+idea, what changed, what it assumes and how to run it: at most 210 words,
+not counting the indented command lines. The write-up carries the rest.
 
 Prints one line per file: words, table rows, figures, path; then one line
 per broken limit. Exit codes: 0 all within limits, 1 a limit broken,
@@ -24,6 +27,7 @@ import sys
 MAX_PROSE_WORDS = 1200
 MAX_TABLE_ROWS = 40
 MIN_SVG_FIGURES = 1
+MAX_HEADER_WORDS = 210
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORD = re.compile(r"[A-Za-z0-9][\w'.,%x-]*")
@@ -80,8 +84,28 @@ def svg_figures(text):
     return len(SVG_IMAGE.findall(text))
 
 
+def header_words(source):
+    """Words of the first /** ... */ comment of @p source, less its indented
+    (code) lines; 0 when the file has no such comment."""
+    match = re.match(r"\s*/\*\*(.*?)\*/", source, re.S)
+    if not match:
+        return 0
+    lines = [re.sub(r"^\s*\* ?", "", line) for line in match.group(1).splitlines()]
+    return sum(len(line.split()) for line in lines if not line.startswith("    "))
+
+
+def check_header(source, name, broken):
+    words = header_words(source)
+    print("%5d words of header               %s" % (words, name))
+    if words == 0:
+        broken.append("%s: no /** header comment */ at the top" % name)
+    elif words > MAX_HEADER_WORDS:
+        broken.append("%s: a header of %d words, more than %d" % (name, words, MAX_HEADER_WORDS))
+
+
 def main(argv):
-    paths = argv or sorted(glob.glob(os.path.join(ROOT, "docs", "steps", "*.md")))
+    paths = argv or (sorted(glob.glob(os.path.join(ROOT, "docs", "steps", "*.md"))) +
+                     sorted(glob.glob(os.path.join(ROOT, "steps", "*", "*.cu"))))
     broken = []
     for path in paths:
         try:
@@ -90,8 +114,11 @@ def main(argv):
         except OSError as err:
             print("writeup_limits: cannot read %s: %s" % (path, err.strerror), file=sys.stderr)
             return 2
-        words, rows, figures = prose_words(text), table_rows(text), svg_figures(text)
         name = os.path.relpath(path, ROOT)
+        if path.endswith(".cu"):
+            check_header(text, name, broken)
+            continue
+        words, rows, figures = prose_words(text), table_rows(text), svg_figures(text)
         print("%5d words %3d table rows %2d figures  %s" % (words, rows, figures, name))
         if words > MAX_PROSE_WORDS:
             broken.append("%s: %d words of prose, more than %d" % (name, words, MAX_PROSE_WORDS))
