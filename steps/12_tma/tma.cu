@@ -16,7 +16,8 @@
  * Aligned shapes load by TMA. Where TMA cannot describe the matrix (a row
  * pitch that is not a multiple of 16 bytes, a misaligned base, vectors)
  * the kernel of step 11 runs. Variant `one_stage` waits for each tile
- * before asking for the next; `any_shape` is step 11 on every shape.
+ * before asking for the next; `tma_store` stores by TMA too, from a
+ * transposed staging tile; `any_shape` is step 11 on every shape.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
