@@ -36,6 +36,22 @@ static __device__ __forceinline__ void barrier_init(uint32_t bar)
 #endif
 }
 
+/** @brief Make the barrier at @p bar expect @p count arrivals per phase (threads, no bytes). */
+static __device__ __forceinline__ void barrier_init_count(uint32_t bar, uint32_t count)
+{
+#if HAS_TMA
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+#endif
+}
+
+/** @brief Arrive on @p bar: this thread's part of the current phase is done. */
+static __device__ __forceinline__ void barrier_arrive(uint32_t bar)
+{
+#if HAS_TMA
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+
 /** @brief Let the TMA unit (the "async proxy") see barriers initialised by threads. */
 static __device__ __forceinline__ void fence_for_tma(void)
 {
@@ -200,17 +216,17 @@ static size_t tma_shared_bytes(unsigned stages)
 }
 
 /**
- * @brief How many blocks of @p kernel, with @p shared bytes of dynamic
- *        shared memory, the GPU holds at once: the persistent grid. (Each
+ * @brief How many blocks of @p kernel, of @p threads threads with @p shared
+ *        bytes of dynamic shared memory, the GPU holds at once: the persistent grid. (Each
  *        launcher asks once per kernel and keeps the answer.)
  */
-static size_t persistent_blocks(const void *kernel, size_t shared)
+static size_t persistent_blocks(const void *kernel, size_t shared, unsigned threads)
 {
     int device, resident, multiprocessors;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, THREADS, shared));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, (int)threads, shared));
     return (size_t)resident * multiprocessors;
 }
 
@@ -223,11 +239,11 @@ static dim3 persistent_grid(size_t persistent, size_t rows, size_t cols)
 
 /**
  * @brief Launch @p KERNEL (a TMA kernel over `in`'s tensor map) on
- *        persistent blocks, each with @p shared bytes of dynamic shared
- *        memory, where tma_fits(); step 11's kernel elsewhere (vectors, rows
- *        not a multiple of 4 floats, misaligned pointers).
+ *        persistent blocks of @p BLOCK threads, each with @p shared bytes of
+ *        dynamic shared memory, where tma_fits(); step 11's kernel elsewhere
+ *        (vectors, rows not a multiple of 4 floats, misaligned pointers).
  */
-template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t)>
+template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t), unsigned BLOCK = THREADS>
 static size_t launch_tma_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
                                     cudaStream_t stream)
 {
@@ -236,8 +252,8 @@ static size_t launch_tma_persistent(size_t shared, const float *in, float *out, 
         return any_shape_launch(in, out, rows, cols, stream);
     static size_t persistent = 0;   // asked once per kernel
     if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared);
-    const dim3 block(THREADS);
+        persistent = persistent_blocks((const void *)KERNEL, shared, BLOCK);
+    const dim3 block(BLOCK);
     const dim3 grid = persistent_grid(persistent, rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
     return threads_launched(grid, block);
@@ -254,7 +270,7 @@ static size_t launch_tma_store_persistent(size_t shared, const float *in, float 
         return any_shape_launch(in, out, rows, cols, stream);
     static size_t persistent = 0;   // asked once per kernel
     if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared);
+        persistent = persistent_blocks((const void *)KERNEL, shared, THREADS);
     const dim3 block(THREADS);
     const dim3 grid = persistent_grid(persistent, rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(in_map, out_map, rows, cols);
