@@ -22,10 +22,11 @@
 # unchanged (docs/results/sass-sm_90.csv shows it); the env file counts the
 # kept runs. (RESUME=1 and RERUN_STEPS do not mix: this starts afresh.)
 # GPU (default: from nvidia-smi, "NVIDIA H200" -> h200) names the files.
-# When OUT is set, the results, the test logs and the bench's per-run files
-# are packed into $OUT/results.tgz, so a remote machine can send them back;
-# also when the session is stopped (SIGTERM, e.g. by timeout), so that a cut
-# bench can go on elsewhere: unpack, then RESUME=1 tools/gpu_session.sh bench.
+# When OUT is set, the results are packed into $OUT/results.tgz (small: what
+# gets committed) and the test logs and the bench's per-run files into
+# $OUT/run-files.tgz (large), so a remote machine can send them back; also
+# when the session is stopped (SIGTERM, e.g. by timeout), so that a cut bench
+# can go on elsewhere: unpack both, then RESUME=1 tools/gpu_session.sh bench.
 # Exit code: the worst of the batches (0 when all passed).
 # shellcheck disable=SC2317 # the batch functions are called through timed()
 set -u -o pipefail
@@ -48,7 +49,8 @@ the_gpu() {
 
 pack() {
     [ -n "${OUT:-}" ] || return 0
-    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* build/test-logs build/bench 2>/dev/null
+    tar czf "$OUT/results.tgz" "$RESULTS" docs/reference-timings.* 2>/dev/null
+    tar czf "$OUT/run-files.tgz" build/test-logs build/bench 2>/dev/null
 }
 trap 'pack; exit 124' TERM
 
