@@ -209,6 +209,24 @@ static bool describe_output(CUtensorMap *map, float *out, size_t rows, size_t co
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/** @brief Where a TMA kernel's stages start: a pointer for the threads, an address for the TMA unit. */
+struct tma_stages {
+    unsigned char *ptr;   /**< the first stage, for the threads' loads */
+    uint32_t addr;        /**< the same, as a shared-memory address for `cp.async.bulk.tensor` */
+};
+
+/**
+ * @brief The first 1024-byte boundary of the dynamic shared buffer @p dynamic:
+ *        the 128-byte swizzle repeats every 1024 bytes, so a stage must start
+ *        on one (tma_shared_bytes() leaves room for the step forward).
+ */
+static __device__ __forceinline__ tma_stages aligned_stages(unsigned char *dynamic)
+{
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic);
+    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
+    return tma_stages{dynamic + skip, base + skip};
+}
+
 /** @brief Dynamic shared memory of transpose_tma<STAGES>: the stages, plus room to align them. */
 static size_t tma_shared_bytes(unsigned stages)
 {

@@ -65,11 +65,9 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
 #endif
     extern __shared__ unsigned char dynamic_shared[];
     __shared__ uint64_t full[STAGES];   // full[s]: stage s has landed
-    // The stages start at the first 1024-byte boundary of the dynamic buffer.
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
-    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
-    unsigned char *stages = dynamic_shared + skip;
-    const uint32_t stages_addr = base + skip;
+    const tma_stages aligned = aligned_stages(dynamic_shared);   // the first 1024-byte boundary
+    unsigned char *stages = aligned.ptr;
+    const uint32_t stages_addr = aligned.addr;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
 
     const size_t tiles_y = ceil_div(rows, TILE);
@@ -126,11 +124,10 @@ transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_con
 #endif
     extern __shared__ unsigned char dynamic_shared[];
     __shared__ uint64_t full[STAGES];
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
-    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
-    unsigned char *stages = dynamic_shared + skip;   // STAGES tiles of `in`, then 2 tiles of `out`
+    const tma_stages aligned = aligned_stages(dynamic_shared);
+    unsigned char *stages = aligned.ptr;   // STAGES tiles of `in`, then 2 tiles of `out`
     unsigned char *staging = stages + STAGES * TMA_TILE_BYTES;
-    const uint32_t stages_addr = base + skip;
+    const uint32_t stages_addr = aligned.addr;
     const uint32_t staging_addr = stages_addr + STAGES * TMA_TILE_BYTES;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
 
@@ -197,10 +194,9 @@ transpose_tma_producer(const __grid_constant__ CUtensorMap in_map, float *__rest
     extern __shared__ unsigned char dynamic_shared[];
     __shared__ uint64_t full[STAGES];    // full[s]: stage s has landed
     __shared__ uint64_t empty[STAGES];   // empty[s]: the 256 storing threads have read stage s
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
-    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
-    unsigned char *stages = dynamic_shared + skip;
-    const uint32_t stages_addr = base + skip;
+    const tma_stages aligned = aligned_stages(dynamic_shared);
+    unsigned char *stages = aligned.ptr;
+    const uint32_t stages_addr = aligned.addr;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
     const uint32_t empty_addr = (uint32_t)__cvta_generic_to_shared(empty);
 
