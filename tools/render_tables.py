@@ -462,6 +462,11 @@ BARS = {
 }
 
 
+def bar_value(column, value):
+    """A bar criterion's value as the bar table writes it: % of copy or a ratio."""
+    return "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
+
+
 def best_in_tutorial(runs, shape, column):
     """The best value of @p column over every kernel of every step run at @p
     shape, as "NN kernel: value" (each value from its own run), or "-"."""
@@ -476,8 +481,7 @@ def best_in_tutorial(runs, shape, column):
     if best is None:
         return "-"
     value, step, kernel = best
-    shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
-    return "%s %s: %s" % (step, kernel, shown)
+    return "%s %s: %s" % (step, kernel, bar_value(column, value))
 
 
 def peer_rows(peers, shapes, most_behind):
@@ -488,8 +492,8 @@ def peer_rows(peers, shapes, most_behind):
         rows = [r for r in peers if results.shape_of(r) == shape]
         ours = next((number(r["pct_of_copy"]) for r in rows
                      if r["role"] == results.ROLE_TUTORIAL), None)
-        theirs = [(number(r["pct_of_copy"]), r["peer"]) for r in rows
-                  if r["role"] == results.ROLE_PEER and number(r["pct_of_copy"]) is not None]
+        theirs = [(value, r["peer"]) for r in rows if r["role"] == results.ROLE_PEER
+                  for value in [number(r["pct_of_copy"])] if value is not None]
         if ours is None or not theirs:
             continue
         best, peer = max(theirs)
@@ -523,8 +527,7 @@ def render_bar(src, gpu, params, where, doc_dir):
             name = kernel["kernel"]
             if column == "vs_cublas" and shapes is BAR_SQUARE_SHAPES:
                 ratios.append(value)
-            shown = "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
-            body.append([shape.label(), label, shown,
+            body.append([shape.label(), label, bar_value(column, value),
                          "met" if value >= least else "**missed**",
                          best_in_tutorial(runs, shape, column)])
     if least_geomean and ratios and len(ratios) == len(BAR_SQUARE_SHAPES):
