@@ -235,8 +235,8 @@ static size_t tma_shared_bytes(unsigned stages)
 
 /**
  * @brief How many blocks of @p kernel, of @p threads threads with @p shared
- *        bytes of dynamic shared memory, the GPU holds at once: the persistent grid. (Each
- *        launcher asks once per kernel and keeps the answer.)
+ *        bytes of dynamic shared memory, the GPU holds at once: the persistent grid
+ *        (persistent_blocks_of() asks once per kernel and keeps the answer).
  */
 static size_t persistent_blocks(const void *kernel, size_t shared, unsigned threads)
 {
@@ -246,6 +246,19 @@ static size_t persistent_blocks(const void *kernel, size_t shared, unsigned thre
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, (int)threads, shared));
     return (size_t)resident * multiprocessors;
+}
+
+/**
+ * @brief persistent_blocks() of @p KERNEL, asked on its first launch and kept:
+ *        one cache per kernel, whatever its signature.
+ */
+template <auto KERNEL>
+static size_t persistent_blocks_of(size_t shared, unsigned threads)
+{
+    static size_t blocks = 0;
+    if (blocks == 0)
+        blocks = persistent_blocks((const void *)KERNEL, shared, threads);
+    return blocks;
 }
 
 /** @brief The grid: one block per tile, at most @p persistent of them. */
@@ -268,11 +281,8 @@ static size_t launch_tma_persistent(size_t shared, const float *in, float *out, 
     CUtensorMap map;
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&map, in, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    static size_t persistent = 0;   // asked once per kernel
-    if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared, BLOCK);
     const dim3 block(BLOCK);
-    const dim3 grid = persistent_grid(persistent, rows, cols);
+    const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, BLOCK), rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
     return threads_launched(grid, block);
 }
@@ -286,11 +296,8 @@ static size_t launch_tma_store_persistent(size_t shared, const float *in, float 
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&in_map, in, rows, cols) ||
         !describe_output(&out_map, out, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    static size_t persistent = 0;   // asked once per kernel
-    if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared, THREADS);
     const dim3 block(THREADS);
-    const dim3 grid = persistent_grid(persistent, rows, cols);
+    const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, THREADS), rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(in_map, out_map, rows, cols);
     return threads_launched(grid, block);
 }
