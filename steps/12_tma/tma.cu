@@ -49,6 +49,26 @@ static __device__ __forceinline__ void start_tile(const CUtensorMap *map, size_t
 }
 
 /**
+ * @brief The storing threads' part of tile @p t, the block's @p i-th: wait
+ *        until stage @p s has landed, then write it out transposed.
+ *
+ * Stage s is filled for the (i / STAGES)-th time, so the barrier's phase to
+ * wait for alternates with it.
+ */
+template <unsigned STAGES>
+static __device__ __forceinline__ void write_out_stage(const unsigned char *stages, uint32_t full_addr, float4 *out4,
+                                                       size_t rows, size_t cols, size_t tiles_y, size_t t, size_t i,
+                                                       unsigned s)
+{
+    barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
+    size_t row0, col0;
+    column_major_tile(t, tiles_y, &row0, &col0);
+    const unsigned height = tile_extent(rows, row0);
+    const unsigned width = tile_extent(cols, col0);
+    store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
+}
+
+/**
  * @brief The TMA kernel: a persistent block walks tiles t = blockIdx.x,
  *        + gridDim.x, ... in column-major order, with STAGES of them loaded
  *        ahead by the TMA unit.
@@ -88,12 +108,7 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     size_t i = 0;   // how many tiles this block has done
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
         const unsigned s = (unsigned)(i % STAGES);
-        barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
-        size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
-        const unsigned height = tile_extent(rows, row0);
-        const unsigned width = tile_extent(cols, col0);
-        store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
+        write_out_stage<STAGES>(stages, full_addr, out4, rows, cols, tiles_y, t, i, s);
         __syncthreads();   // everyone has read stage s
         const size_t next = t + (size_t)STAGES * gridDim.x;
         if (threadIdx.x == 0 && next < tiles) {
@@ -178,11 +193,12 @@ transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_con
  *        never wait for each other.
  *
  * In transpose_tma() the whole block meets at `__syncthreads()` after each
- * tile before thread 0 refills the stage, so one slow warp holds all the
- * others. Here a ninth warp only loads: before it reuses stage s it waits
- * on `empty[s]`, a barrier that completes when all 256 storing threads
- * have arrived on it, each once it has read the stage. The storing
- * threads wait only for `full[s]`, their tile's bytes.
+ * tile before thread 0 refills the stage, so one slow warp could hold all
+ * the others. Here a ninth warp only loads: before it reuses stage s it
+ * waits on `empty[s]`, a barrier that completes when all 256 storing
+ * threads have arrived on it, each once it has read the stage. The storing
+ * threads wait only for `full[s]`, their tile's bytes. (Measured: the
+ * barrier stall goes, the speed stays; appendix 12, group 1.)
  */
 template <unsigned STAGES>
 __global__ void __launch_bounds__(PRODUCER_THREADS)
@@ -229,12 +245,7 @@ transpose_tma_producer(const __grid_constant__ CUtensorMap in_map, float *__rest
     size_t i = 0;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
         const unsigned s = (unsigned)(i % STAGES);
-        barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
-        size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
-        const unsigned height = tile_extent(rows, row0);
-        const unsigned width = tile_extent(cols, col0);
-        store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
+        write_out_stage<STAGES>(stages, full_addr, out4, rows, cols, tiles_y, t, i, s);
         barrier_arrive(empty_addr + 8 * s);   // this thread is done with stage s
     }
 }
