@@ -243,26 +243,95 @@ UNROLL_ON_DEVICE
         }
 }
 
+/** @brief Floats between the 32-byte sector boundary at or before @p p and @p p: 0-7. */
+static __host__ __device__ __forceinline__ unsigned sector_lead(const float *p)
+{
+    return (unsigned)((uintptr_t)p & 31) / 4;
+}
+
+/**
+ * @brief The chunk kernel's tiles: 64x64, in column-major tile order,
+ *        with the whole grid moved up by @p shift_r rows and left by
+ *        @p shift_c columns.
+ *
+ * When both pointers sit the same few floats past alignment (`--offset
+ * 1`), every row of `in` and of `out` still starts at the same place in
+ * its chunk, if the rows are whole chunks. Moving the grid by that many
+ * floats puts every tile row of `in` and every run of `out` back on a
+ * chunk boundary: step 05's shifted quad grid, for tiles. The first band
+ * of tiles is then short, 64 - shift wide. With no shift this is step 10's
+ * grid. Any shift gives a partition of the matrix, so the kernel is
+ * correct for any shift; only the speed depends on choosing it well.
+ */
+struct tile_grid {
+    size_t tiles_y;    /**< bands of tile rows */
+    size_t tiles_x;    /**< bands of tile columns */
+    unsigned shift_r;  /**< rows the grid is moved up: 0-7 */
+    unsigned shift_c;  /**< columns the grid is moved left: 0-7 */
+};
+
+/** @brief The grid for a rows x cols matrix, moved by @p shift_r and @p shift_c. */
+static __host__ __device__ __forceinline__ tile_grid make_tile_grid(size_t rows, size_t cols, unsigned shift_r,
+                                                                    unsigned shift_c)
+{
+    return tile_grid{ceil_div(rows + shift_r, TILE), ceil_div(cols + shift_c, TILE), shift_r, shift_c};
+}
+
+/**
+ * @brief Band @p i of a side of @p n elements cut into 64s after a first
+ *        band of 64 - @p shift: its first element and its length.
+ */
+static __host__ __device__ __forceinline__ void shifted_band(size_t i, unsigned shift, size_t n, size_t *first,
+                                                             unsigned *length)
+{
+    const size_t start = i == 0 ? 0 : i * TILE - shift;
+    const size_t end = (i + 1) * TILE - shift;
+    *first = start;
+    *length = (unsigned)((end < n ? end : n) - start);
+}
+
+/** @brief First row and column, height and width of tile @p t of @p grid. */
+static __host__ __device__ __forceinline__ void grid_tile(const tile_grid &grid, size_t t, size_t rows, size_t cols,
+                                                          size_t *row0, size_t *col0, unsigned *height,
+                                                          unsigned *width)
+{
+    shifted_band(t % grid.tiles_y, grid.shift_r, rows, row0, height);
+    shifted_band(t / grid.tiles_y, grid.shift_c, cols, col0, width);
+}
+
+/**
+ * @brief The grid the chunk kernel uses: moved by the pointers' places in
+ *        their sectors when @p Shifted, so that runs of `out` start on
+ *        sector boundaries (the rows of `out` set the row shift, those of
+ *        `in` the column shift); step 10's grid otherwise.
+ */
+template <bool Shifted>
+static __host__ __device__ __forceinline__ tile_grid chunk_grid(const float *in, const float *out, size_t rows,
+                                                                size_t cols)
+{
+    return make_tile_grid(rows, cols, Shifted ? sector_lead(out) : 0, Shifted ? sector_lead(in) : 0);
+}
+
 /**
  * @brief The any-shape kernel: 64x64 tiles in column-major tile order
- *        (step 10's), each moved with 16-byte accesses whatever the shape.
+ *        (step 10's), each moved with 16-byte accesses whatever the shape;
+ *        with @p Shifted, on a grid moved to the pointers' alignment.
  *
  * Valid for rows, cols >= 2 and 4-byte-aligned pointers; the launcher
  * copies vectors.
  */
+template <bool Shifted>
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ float tile[TILE * AS_STRIDE];   // 16.5 KB
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
-    const size_t tiles_y = ceil_div(rows, TILE);
-    const size_t tiles_x = ceil_div(cols, TILE);
-    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
+    const tile_grid grid = chunk_grid<Shifted>(in, out, rows, cols);
+    for (size_t t = blockIdx.x; t < grid.tiles_y * grid.tiles_x; t += gridDim.x) {
         size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
-        const unsigned height = tile_extent(rows, row0);
-        const unsigned width = tile_extent(cols, col0);
+        unsigned height, width;
+        grid_tile(grid, t, rows, cols, &row0, &col0, &height, &width);
         load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
         store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, threadIdx.x);
@@ -271,36 +340,59 @@ transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_
 }
 
 /**
- * @brief Launch transpose_any_shape(), the chunk kernel, on every shape:
- *        one block per tile, a one-dimensional grid clamped to its limit.
- *        Vectors are copied.
+ * @brief Launch transpose_any_shape<Shifted>(), the chunk kernel, on every
+ *        shape: one block per tile, a one-dimensional grid clamped to its
+ *        limit. Vectors are copied.
  */
-static inline size_t chunks_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+template <bool Shifted>
+static inline size_t chunks_launch_on(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
+    const tile_grid tiles = chunk_grid<Shifted>(in, out, rows, cols);
     const dim3 block(THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    transpose_any_shape<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    const dim3 grid = grid_for_tiles(tiles.tiles_y * tiles.tiles_x, 1);
+    transpose_any_shape<Shifted><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
+}
+
+/** @brief The chunk kernel on step 10's grid, on every shape. */
+static inline size_t chunks_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return chunks_launch_on<false>(in, out, rows, cols, stream);
+}
+
+/**
+ * @brief True when every row of `in` and every row of `out` start at the
+ *        same place in a 16-byte chunk (rows and columns multiples of 4),
+ *        though not necessarily at its start: a shifted grid aligns them.
+ */
+static inline bool rows_are_whole_chunks(size_t rows, size_t cols)
+{
+    return rows % VEC == 0 && cols % VEC == 0;
 }
 
 /**
  * @brief Step 11's default, and step 12's kernel where TMA cannot describe
  *        the matrix: the chunk kernel where every row of both matrices
- *        starts on a 16-byte boundary, sector runs (common/sector_runs.cuh,
- *        4-byte loads and stores) everywhere else.
+ *        starts on a 16-byte boundary; the chunk kernel on a shifted grid
+ *        where the rows are whole chunks but the pointers are not aligned;
+ *        sector runs (common/sector_runs.cuh, 4-byte loads and stores)
+ *        everywhere else.
  *
- * Why two kernels: on rows that are whole chunks, 64-float runs of `out`
- * already start on sector boundaries, and the chunk kernel moves them 16
- * bytes at a time from 64-row tiles. On any other row a run straddles 9
- * sectors and shares two of them with the tiles above and below; sector
- * runs keep every sector whole (docs/steps/11_any_shape.md measures both).
+ * Why three: on rows that are whole chunks, 64-float runs of `out` start
+ * on sector boundaries (after the shift, if the pointers need one), and
+ * the chunk kernel moves them 16 bytes at a time from 64-row tiles. On any
+ * other row a run straddles 9 sectors and shares two of them with the
+ * tiles above and below; sector runs keep every sector whole
+ * (docs/steps/11_any_shape.md measures both).
  */
 static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (vec4_fits(in, out, rows, cols))
         return chunks_launch(in, out, rows, cols, stream);
+    if (rows_are_whole_chunks(rows, cols))
+        return chunks_launch_on<true>(in, out, rows, cols, stream);
     return sector_runs_launch<false, false>(in, out, rows, cols, stream);
 }
 

@@ -36,6 +36,22 @@ static __device__ __forceinline__ void barrier_init(uint32_t bar)
 #endif
 }
 
+/** @brief Make the barrier at @p bar expect @p count arrivals per phase (threads, no bytes). */
+static __device__ __forceinline__ void barrier_init_count(uint32_t bar, uint32_t count)
+{
+#if HAS_TMA
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+#endif
+}
+
+/** @brief Arrive on @p bar: this thread's part of the current phase is done. */
+static __device__ __forceinline__ void barrier_arrive(uint32_t bar)
+{
+#if HAS_TMA
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
+}
+
 /** @brief Let the TMA unit (the "async proxy") see barriers initialised by threads. */
 static __device__ __forceinline__ void fence_for_tma(void)
 {
@@ -193,6 +209,24 @@ static bool describe_output(CUtensorMap *map, float *out, size_t rows, size_t co
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/** @brief Where a TMA kernel's stages start: a pointer for the threads, an address for the TMA unit. */
+struct tma_stages {
+    unsigned char *ptr;   /**< the first stage, for the threads' loads */
+    uint32_t addr;        /**< the same, as a shared-memory address for `cp.async.bulk.tensor` */
+};
+
+/**
+ * @brief The first 1024-byte boundary of the dynamic shared buffer @p dynamic:
+ *        the 128-byte swizzle repeats every 1024 bytes, so a stage must start
+ *        on one (tma_shared_bytes() leaves room for the step forward).
+ */
+static __device__ __forceinline__ tma_stages aligned_stages(unsigned char *dynamic)
+{
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic);
+    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
+    return tma_stages{dynamic + skip, base + skip};
+}
+
 /** @brief Dynamic shared memory of transpose_tma<STAGES>: the stages, plus room to align them. */
 static size_t tma_shared_bytes(unsigned stages)
 {
@@ -200,18 +234,31 @@ static size_t tma_shared_bytes(unsigned stages)
 }
 
 /**
- * @brief How many blocks of @p kernel, with @p shared bytes of dynamic
- *        shared memory, the GPU holds at once: the persistent grid. (Each
- *        launcher asks once per kernel and keeps the answer.)
+ * @brief How many blocks of @p kernel, of @p threads threads with @p shared
+ *        bytes of dynamic shared memory, the GPU holds at once: the persistent grid
+ *        (persistent_blocks_of() asks once per kernel and keeps the answer).
  */
-static size_t persistent_blocks(const void *kernel, size_t shared)
+static size_t persistent_blocks(const void *kernel, size_t shared, unsigned threads)
 {
     int device, resident, multiprocessors;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, THREADS, shared));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, (int)threads, shared));
     return (size_t)resident * multiprocessors;
+}
+
+/**
+ * @brief persistent_blocks() of @p KERNEL, asked on its first launch and kept:
+ *        one cache per kernel, whatever its signature.
+ */
+template <auto KERNEL>
+static size_t persistent_blocks_of(size_t shared, unsigned threads)
+{
+    static size_t blocks = 0;
+    if (blocks == 0)
+        blocks = persistent_blocks((const void *)KERNEL, shared, threads);
+    return blocks;
 }
 
 /** @brief The grid: one block per tile, at most @p persistent of them. */
@@ -223,22 +270,19 @@ static dim3 persistent_grid(size_t persistent, size_t rows, size_t cols)
 
 /**
  * @brief Launch @p KERNEL (a TMA kernel over `in`'s tensor map) on
- *        persistent blocks, each with @p shared bytes of dynamic shared
- *        memory, where tma_fits(); step 11's kernel elsewhere (vectors, rows
- *        not a multiple of 4 floats, misaligned pointers).
+ *        persistent blocks of @p BLOCK threads, each with @p shared bytes of
+ *        dynamic shared memory, where tma_fits(); step 11's kernel elsewhere
+ *        (vectors, rows not a multiple of 4 floats, misaligned pointers).
  */
-template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t)>
+template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t), unsigned BLOCK = THREADS>
 static size_t launch_tma_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
                                     cudaStream_t stream)
 {
     CUtensorMap map;
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&map, in, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    static size_t persistent = 0;   // asked once per kernel
-    if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared);
-    const dim3 block(THREADS);
-    const dim3 grid = persistent_grid(persistent, rows, cols);
+    const dim3 block(BLOCK);
+    const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, BLOCK), rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
     return threads_launched(grid, block);
 }
@@ -252,11 +296,8 @@ static size_t launch_tma_store_persistent(size_t shared, const float *in, float 
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&in_map, in, rows, cols) ||
         !describe_output(&out_map, out, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    static size_t persistent = 0;   // asked once per kernel
-    if (persistent == 0)
-        persistent = persistent_blocks((const void *)KERNEL, shared);
     const dim3 block(THREADS);
-    const dim3 grid = persistent_grid(persistent, rows, cols);
+    const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, THREADS), rows, cols);
     KERNEL<<<grid, block, shared, stream>>>(in_map, out_map, rows, cols);
     return threads_launched(grid, block);
 }

@@ -92,14 +92,14 @@ static void poison(float *p, size_t n)
  * @brief Play tile @p t of transpose_any_shape(): 256 threads load, then
  *        256 threads store, as the kernel does between its barriers.
  */
-static void play_any_shape_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
+static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in, float *out, size_t rows,
+                                size_t cols)
 {
     static float tile[TILE * AS_STRIDE];
     poison(tile, TILE * AS_STRIDE);
     size_t row0, col0;
-    column_major_tile(t, ceil_div(rows, TILE), &row0, &col0);
-    const unsigned height = tile_extent(rows, row0);
-    const unsigned width = tile_extent(cols, col0);
+    unsigned height, width;
+    grid_tile(grid, t, rows, cols, &row0, &col0, &height, &width);
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
@@ -108,12 +108,18 @@ static void play_any_shape_tile(size_t t, const float *in, float *out, size_t ro
         store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, tid);
 }
 
+/** check_any_shape()'s shift_r that asks for the shift the kernel picks from the pointers. */
+#define KERNEL_SHIFT 999u
+
 /**
- * @brief Step 11 on one shape and one pair of alignments: tile by tile,
- *        forwards then backwards over a poisoned `out`, checking that each
- *        tile changes exactly its own elements, to the right values.
+ * @brief Step 11's chunk kernel on one shape, one pair of alignments and
+ *        one grid shift: tile by tile, forwards then backwards over a
+ *        poisoned `out`, checking that each tile changes exactly its own
+ *        elements, to the right values. Any shift must be correct; the
+ *        kernel only picks the one that aligns the accesses.
  */
-static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
+static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead, unsigned shift_r,
+                            unsigned shift_c)
 {
     const size_t count = rows * cols;
     // `in` starts in_lead floats past a 16-byte boundary and ends where its last
@@ -126,18 +132,20 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     std::vector<float> out_mem(count + 8);
     float *out = out_mem.data() + ((4 + out_lead - ((uintptr_t)out_mem.data() / 4) % 4) % 4);
     poison(out_mem.data(), out_mem.size());
-    const size_t tiles_y = ceil_div(rows, TILE);
-    const size_t tiles = tiles_y * ceil_div(cols, TILE);
+    const tile_grid grid = shift_r == KERNEL_SHIFT ? chunk_grid<true>(in, out, rows, cols)
+                                                   : make_tile_grid(rows, cols, shift_r, shift_c);
+    const size_t tiles = grid.tiles_y * grid.tiles_x;
     bool ok = ((uintptr_t)in / 4) % 4 == in_lead && ((uintptr_t)out / 4) % 4 == out_lead;
     for (int pass = 0; pass < 2 && ok; ++pass) {
         poison(out_mem.data(), out_mem.size());
         for (size_t k = 0; k < tiles && ok; ++k) {
             const size_t t = pass == 0 ? k : tiles - 1 - k;
-            play_any_shape_tile(t, in, out, rows, cols);
+            play_any_shape_tile(grid, t, in, out, rows, cols);
             // Tile t's elements are right, and nothing of a tile not yet played has changed.
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    const size_t owner = (c / TILE) * tiles_y + r / TILE;   // column-major tile number
+                    // column-major tile number on the moved grid
+                    const size_t owner = ((c + grid.shift_c) / TILE) * grid.tiles_y + (r + grid.shift_r) / TILE;
                     const float got = out[c * rows + r];
                     if (owner == t)
                         ok = got == value_of(r * cols + c);
@@ -341,8 +349,24 @@ int main(void)
             for (unsigned b = 0; b < 4; ++b) {
                 snprintf(name, sizeof name, "step 11 tiles: %zux%zu, in +%u floats, out +%u floats", s[0], s[1],
                          a, b);
-                report(check_any_shape(s[0], s[1], a, b), name);
+                report(check_any_shape(s[0], s[1], a, b, 0, 0), name);
             }
+    // The shifted grid (--offset 1 to 3 on rows of whole chunks): every shift, any shape.
+    const unsigned shifts[][2] = {{1, 1}, {3, 3}, {7, 5}, {4, 0}, {0, 6}};
+    for (const auto &s : shapes)
+        for (const auto &sh : shifts) {
+            const unsigned lead = (sh[0] + sh[1]) % 4;
+            snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, grid up %u and left %u, pointers +%u floats",
+                     s[0], s[1], sh[0], sh[1], lead);
+            report(check_any_shape(s[0], s[1], lead, lead, sh[0], sh[1]), name);
+        }
+    const size_t whole[][2] = {{136, 264}, {4, 4}, {68, 132}, {200, 36}, {12, 260}};
+    for (const auto &s : whole)
+        for (unsigned lead = 0; lead < 4; ++lead) {   // the shift the kernel picks, as on --offset shapes
+            snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, both pointers +%u floats, the kernel's shift",
+                     s[0], s[1], lead);
+            report(check_any_shape(s[0], s[1], lead, lead, KERNEL_SHIFT, KERNEL_SHIFT), name);
+        }
     const size_t runs[][2] = {{2, 2}, {2, 3}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {71, 9}, {72, 130},
                               {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};
     for (const auto &s : runs)

@@ -11,7 +11,8 @@
  * shared memory (common/any_shape.cuh). Sector runs instead move where a
  * tile's run of `out` starts, to a 32-byte sector boundary, so that no
  * sector is shared by two tiles (common/sector_runs.cuh). The default uses
- * chunks where rows are whole chunks and sector runs elsewhere.
+ * chunks where rows are whole chunks, on a tile grid moved to the pointers'
+ * alignment when they are misaligned (step 05's idea), sector runs elsewhere.
  *
  * ## What changed since step 10
  * Variant `words` is the 4-byte kernel of steps 09-10 in the same tile
@@ -50,13 +51,14 @@ transpose_words_column_order(const float *__restrict__ in, float *__restrict__ o
     }
 }
 
-/** @brief The default: chunks where rows are whole chunks, sector runs elsewhere (vectors are copied). */
+/** @brief The default: chunks where rows are whole chunks (on a shifted grid if the pointers need it),
+ *         sector runs elsewhere (vectors are copied). */
 static size_t launch_any_shape(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return any_shape_launch(in, out, rows, cols, stream);
 }
 
-/** @brief The chunk kernel on every shape: what sector runs add on odd rows. */
+/** @brief The chunk kernel on step 10's grid, on every shape: what sector runs and the shifted grid add. */
 static size_t launch_chunks(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return chunks_launch(in, out, rows, cols, stream);
@@ -81,9 +83,9 @@ static size_t launch_sector_runs_async(const float *in, float *out, size_t rows,
 
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
-    {"any_shape", "16-byte chunks where rows are whole chunks, 4-byte sector runs (72x64 tiles) elsewhere",
+    {"any_shape", "16-byte chunks where rows are whole chunks (grid shifted to misaligned pointers), 4-byte sector runs elsewhere",
      launch_any_shape, ANY_GPU},
-    {"chunks", "64x64 tile, aligned 16-byte loads and stores on every shape, shift undone in shared memory",
+    {"chunks", "64x64 tiles on step 10's grid, aligned 16-byte loads and stores on every shape, shift undone in shared memory",
      launch_chunks, ANY_GPU},
     {"words", "the 4-byte kernel of steps 09-10 in the same tile order: the control for sector runs",
      launch_words, ANY_GPU},

@@ -17,7 +17,8 @@
  * pitch that is not a multiple of 16 bytes, a misaligned base, vectors)
  * the kernel of step 11 runs. Variant `one_stage` waits for each tile
  * before asking for the next; `tma_store` stores by TMA too, from a
- * transposed staging tile; `any_shape` is step 11 on every shape.
+ * transposed staging tile; `producer_warp` gives the loads a warp of their
+ * own; `any_shape` is step 11 on every shape.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -48,6 +49,26 @@ static __device__ __forceinline__ void start_tile(const CUtensorMap *map, size_t
 }
 
 /**
+ * @brief The storing threads' part of tile @p t, the block's @p i-th: wait
+ *        until stage @p s has landed, then write it out transposed.
+ *
+ * Stage s is filled for the (i / STAGES)-th time, so the barrier's phase to
+ * wait for alternates with it.
+ */
+template <unsigned STAGES>
+static __device__ __forceinline__ void write_out_stage(const unsigned char *stages, uint32_t full_addr, float4 *out4,
+                                                       size_t rows, size_t cols, size_t tiles_y, size_t t, size_t i,
+                                                       unsigned s)
+{
+    barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
+    size_t row0, col0;
+    column_major_tile(t, tiles_y, &row0, &col0);
+    const unsigned height = tile_extent(rows, row0);
+    const unsigned width = tile_extent(cols, col0);
+    store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
+}
+
+/**
  * @brief The TMA kernel: a persistent block walks tiles t = blockIdx.x,
  *        + gridDim.x, ... in column-major order, with STAGES of them loaded
  *        ahead by the TMA unit.
@@ -64,11 +85,9 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
 #endif
     extern __shared__ unsigned char dynamic_shared[];
     __shared__ uint64_t full[STAGES];   // full[s]: stage s has landed
-    // The stages start at the first 1024-byte boundary of the dynamic buffer.
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
-    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
-    unsigned char *stages = dynamic_shared + skip;
-    const uint32_t stages_addr = base + skip;
+    const tma_stages aligned = aligned_stages(dynamic_shared);   // the first 1024-byte boundary
+    unsigned char *stages = aligned.ptr;
+    const uint32_t stages_addr = aligned.addr;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
 
     const size_t tiles_y = ceil_div(rows, TILE);
@@ -89,12 +108,7 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
     size_t i = 0;   // how many tiles this block has done
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
         const unsigned s = (unsigned)(i % STAGES);
-        barrier_wait(full_addr + 8 * s, (uint32_t)((i / STAGES) % 2));
-        size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
-        const unsigned height = tile_extent(rows, row0);
-        const unsigned width = tile_extent(cols, col0);
-        store_tile_tma(stages + s * TMA_TILE_BYTES, out4, rows, row0, col0, height, width, threadIdx.x);
+        write_out_stage<STAGES>(stages, full_addr, out4, rows, cols, tiles_y, t, i, s);
         __syncthreads();   // everyone has read stage s
         const size_t next = t + (size_t)STAGES * gridDim.x;
         if (threadIdx.x == 0 && next < tiles) {
@@ -125,11 +139,10 @@ transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_con
 #endif
     extern __shared__ unsigned char dynamic_shared[];
     __shared__ uint64_t full[STAGES];
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(dynamic_shared);
-    const uint32_t skip = (TMA_SWIZZLE_ALIGN - base % TMA_SWIZZLE_ALIGN) % TMA_SWIZZLE_ALIGN;
-    unsigned char *stages = dynamic_shared + skip;   // STAGES tiles of `in`, then 2 tiles of `out`
+    const tma_stages aligned = aligned_stages(dynamic_shared);
+    unsigned char *stages = aligned.ptr;   // STAGES tiles of `in`, then 2 tiles of `out`
     unsigned char *staging = stages + STAGES * TMA_TILE_BYTES;
-    const uint32_t stages_addr = base + skip;
+    const uint32_t stages_addr = aligned.addr;
     const uint32_t staging_addr = stages_addr + STAGES * TMA_TILE_BYTES;
     const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
 
@@ -172,6 +185,71 @@ transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_con
         bulk_wait();   // the shared memory being stored stays until the stores are done
 }
 
+/** Threads of a block of transpose_tma_producer(): the 256 that store, and one warp that loads. */
+#define PRODUCER_THREADS (THREADS + 32)
+
+/**
+ * @brief TMA loads issued by a warp of their own: the 256 storing threads
+ *        never wait for each other.
+ *
+ * In transpose_tma() the whole block meets at `__syncthreads()` after each
+ * tile before thread 0 refills the stage, so one slow warp could hold all
+ * the others. Here a ninth warp only loads: before it reuses stage s it
+ * waits on `empty[s]`, a barrier that completes when all 256 storing
+ * threads have arrived on it, each once it has read the stage. The storing
+ * threads wait only for `full[s]`, their tile's bytes. (Measured: the
+ * barrier stall goes, the speed stays; appendix 12, group 1.)
+ */
+template <unsigned STAGES>
+__global__ void __launch_bounds__(PRODUCER_THREADS)
+transpose_tma_producer(const __grid_constant__ CUtensorMap in_map, float *__restrict__ out, size_t rows, size_t cols)
+{
+#if !HAS_TMA
+    __trap();   // never launched there: the variants need compute capability 9.0
+#endif
+    extern __shared__ unsigned char dynamic_shared[];
+    __shared__ uint64_t full[STAGES];    // full[s]: stage s has landed
+    __shared__ uint64_t empty[STAGES];   // empty[s]: the 256 storing threads have read stage s
+    const tma_stages aligned = aligned_stages(dynamic_shared);
+    unsigned char *stages = aligned.ptr;
+    const uint32_t stages_addr = aligned.addr;
+    const uint32_t full_addr = (uint32_t)__cvta_generic_to_shared(full);
+    const uint32_t empty_addr = (uint32_t)__cvta_generic_to_shared(empty);
+
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles = tiles_y * ceil_div(cols, TILE);
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < STAGES; ++s) {
+            barrier_init(full_addr + 8 * s);
+            barrier_init_count(empty_addr + 8 * s, THREADS);
+        }
+        fence_for_tma();
+    }
+    __syncthreads();   // the barriers are initialised before anyone waits on them
+
+    if (threadIdx.x >= THREADS) {   // the loading warp: one thread asks the TMA unit for every tile
+        if (threadIdx.x == THREADS) {
+            size_t i = 0;
+            for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
+                const unsigned s = (unsigned)(i % STAGES);
+                if (i >= STAGES) {   // stage s last held tile i - STAGES: wait until it has been read
+                    barrier_wait(empty_addr + 8 * s, (uint32_t)((i / STAGES - 1) % 2));
+                    fence_for_tma();   // those reads come before the TMA unit's writes
+                }
+                start_tile(&in_map, t, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
+            }
+        }
+        return;
+    }
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    size_t i = 0;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x, ++i) {
+        const unsigned s = (unsigned)(i % STAGES);
+        write_out_stage<STAGES>(stages, full_addr, out4, rows, cols, tiles_y, t, i, s);
+        barrier_arrive(empty_addr + 8 * s);   // this thread is done with stage s
+    }
+}
+
 /** @brief transpose_tma<STAGES> on persistent blocks where TMA fits, step 11's kernel elsewhere. */
 template <unsigned STAGES>
 static size_t launch_tma_stages(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
@@ -204,6 +282,13 @@ static size_t launch_tma_store(const float *in, float *out, size_t rows, size_t 
                                                                stream);
 }
 
+/** @brief TMA_STAGES tiles in flight, loaded by a warp of their own. */
+static size_t launch_producer_warp(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_tma_persistent<transpose_tma_producer<TMA_STAGES>, PRODUCER_THREADS>(
+        tma_shared_bytes(TMA_STAGES), in, out, rows, cols, stream);
+}
+
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
@@ -212,6 +297,8 @@ static const kernel_variant variants[] = {
      launch_one_stage, 90},
     {"tma_store", "TMA loads and TMA stores from a transposed staging tile: no global store by a thread",
      launch_tma_store, 90},
+    {"producer_warp", "TMA loads 4 tiles ahead, issued by a warp of their own: the storing threads never meet",
+     launch_producer_warp, 90},
     {"any_shape", "step 11's kernel on every shape: what TMA adds", launch_any_shape, ANY_GPU},
 };
 
