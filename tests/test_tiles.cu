@@ -92,6 +92,7 @@ static void poison(float *p, size_t n)
  * @brief Play tile @p t of transpose_any_shape(): 256 threads load, then
  *        256 threads store, as the kernel does between its barriers.
  */
+template <tile_order Order>
 static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in, float *out, size_t rows,
                                 size_t cols)
 {
@@ -99,7 +100,7 @@ static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in
     poison(tile, TILE * AS_STRIDE);
     size_t row0, col0;
     unsigned height, width;
-    grid_tile(grid, t, rows, cols, &row0, &col0, &height, &width);
+    grid_tile<Order>(grid, t, rows, cols, &row0, &col0, &height, &width);
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
@@ -118,6 +119,7 @@ static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in
  *        elements, to the right values. Any shift must be correct; the
  *        kernel only picks the one that aligns the accesses.
  */
+template <tile_order Order>
 static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead, unsigned shift_r,
                             unsigned shift_c)
 {
@@ -140,12 +142,14 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
         poison(out_mem.data(), out_mem.size());
         for (size_t k = 0; k < tiles && ok; ++k) {
             const size_t t = pass == 0 ? k : tiles - 1 - k;
-            play_any_shape_tile(grid, t, in, out, rows, cols);
+            play_any_shape_tile<Order>(grid, t, in, out, rows, cols);
             // Tile t's elements are right, and nothing of a tile not yet played has changed.
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    // column-major tile number on the moved grid
-                    const size_t owner = ((c + grid.shift_c) / TILE) * grid.tiles_y + (r + grid.shift_r) / TILE;
+                    // the tile number, in the kernel's order, of the band pair on the moved grid
+                    const size_t band_r = (r + grid.shift_r) / TILE, band_c = (c + grid.shift_c) / TILE;
+                    const size_t owner = Order == DOWN_COLUMNS ? band_c * grid.tiles_y + band_r
+                                                               : band_r * grid.tiles_x + band_c;
                     const float got = out[c * rows + r];
                     if (owner == t)
                         ok = got == value_of(r * cols + c);
@@ -349,7 +353,10 @@ int main(void)
             for (unsigned b = 0; b < 4; ++b) {
                 snprintf(name, sizeof name, "step 11 tiles: %zux%zu, in +%u floats, out +%u floats", s[0], s[1],
                          a, b);
-                report(check_any_shape(s[0], s[1], a, b, 0, 0), name);
+                report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], a, b, 0, 0), name);
+                snprintf(name, sizeof name, "step 11 tiles in row order: %zux%zu, in +%u floats, out +%u floats",
+                         s[0], s[1], a, b);
+                report(check_any_shape<ALONG_ROWS>(s[0], s[1], a, b, 0, 0), name);
             }
     // The shifted grid (--offset 1 to 3 on rows of whole chunks): every shift, any shape.
     const unsigned shifts[][2] = {{1, 1}, {3, 3}, {7, 5}, {4, 0}, {0, 6}};
@@ -358,14 +365,17 @@ int main(void)
             const unsigned lead = (sh[0] + sh[1]) % 4;
             snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, grid up %u and left %u, pointers +%u floats",
                      s[0], s[1], sh[0], sh[1], lead);
-            report(check_any_shape(s[0], s[1], lead, lead, sh[0], sh[1]), name);
+            report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], lead, lead, sh[0], sh[1]), name);
+            snprintf(name, sizeof name, "step 11 shifted tiles in row order: %zux%zu, grid up %u and left %u",
+                     s[0], s[1], sh[0], sh[1]);
+            report(check_any_shape<ALONG_ROWS>(s[0], s[1], lead, lead, sh[0], sh[1]), name);
         }
     const size_t whole[][2] = {{136, 264}, {4, 4}, {68, 132}, {200, 36}, {12, 260}};
     for (const auto &s : whole)
         for (unsigned lead = 0; lead < 4; ++lead) {   // the shift the kernel picks, as on --offset shapes
             snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, both pointers +%u floats, the kernel's shift",
                      s[0], s[1], lead);
-            report(check_any_shape(s[0], s[1], lead, lead, KERNEL_SHIFT, KERNEL_SHIFT), name);
+            report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], lead, lead, KERNEL_SHIFT, KERNEL_SHIFT), name);
         }
     const size_t runs[][2] = {{2, 2}, {2, 3}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {71, 9}, {72, 130},
                               {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};

@@ -17,7 +17,8 @@
  * ## What changed since step 10
  * Variant `words` is the 4-byte kernel of steps 09-10 in the same tile
  * order: the control, since on odd rows the default is `words` with only
- * the runs moved. `sector_runs_async` adds `cp.async` and 16-byte stores.
+ * the runs moved. `sector_runs_async` adds `cp.async` and 16-byte stores;
+ * `rows_order` is the default with step 09's tile order.
  *
  * ## What it assumes
  * Any M, N >= 1 and 4-byte-aligned pointers. Vectors are copied.
@@ -81,6 +82,12 @@ static size_t launch_sector_runs_async(const float *in, float *out, size_t rows,
     return sector_runs_launch<true, true>(in, out, rows, cols, stream);
 }
 
+/** @brief The default with its chunk tiles in step 09's row-major tile order: what the tile order adds. */
+static size_t launch_rows_order(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return any_shape_launch<ALONG_ROWS>(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
     {"any_shape", "16-byte chunks where rows are whole chunks (grid shifted to misaligned pointers), 4-byte sector runs elsewhere",
@@ -91,6 +98,8 @@ static const kernel_variant variants[] = {
      launch_words, ANY_GPU},
     {"sector_runs_async", "sector runs on every shape, with cp.async loads and 16-byte stores: what width adds",
      launch_sector_runs_async, ANY_GPU},
+    {"rows_order", "the default with its chunk tiles in step 09's row-major order (reads walk along rows of in)",
+     launch_rows_order, ANY_GPU},
 };
 
 STEP_DEFINE("Whole sectors and 16-byte accesses on rows of any length and alignment", variants, NULL)
