@@ -98,6 +98,7 @@ repo_files() {
 STEP_NUMS=$(for d in steps/[0-9][0-9]_*/; do [ -d "$d" ] && { d=${d#steps/}; echo "${d%%_*}"; }; done)
 STEP_BINS=$(for n in $STEP_NUMS; do echo "$BUILD/step$n"; done)
 FIRST_BIN=$BUILD/step$(echo "$STEP_NUMS" | head -n 1)
+LAST_STEP=$(echo "$STEP_NUMS" | tail -n 1)
 
 # ------------------------------------------------------------------ build
 build_section() {
@@ -252,7 +253,7 @@ expect_make_error() {
 # ------------------------------------------------------------------ no GPU
 nogpu_section() {
     section "No GPU: one line on stderr, exit code 3 (CUDA_VISIBLE_DEVICES hides any GPU)"
-    local bin out=$LOG/variants.out
+    local bin status out=$LOG/variants.out
     for bin in $STEP_BINS "$BUILD/tools/gpu_probe"; do
         if [ ! -x "$bin" ]; then fail "$bin is not built: its no-GPU tests cannot run"; continue; fi
         expect_exit 3 "$bin without a GPU" -- env CUDA_VISIBLE_DEVICES= "$bin" --shapes 64x64
@@ -260,8 +261,10 @@ nogpu_section() {
     # --list-variants: name<TAB>min_cc<TAB>role<TAB>summary per line, exit 0, no GPU needed.
     for bin in $STEP_BINS; do
         [ -x "$bin" ] || continue
-        if ! env CUDA_VISIBLE_DEVICES= "$bin" --list-variants >"$out" 2>&1; then
-            fail "$bin --list-variants without a GPU (exit $?: $(first_lines "$out"))"
+        env CUDA_VISIBLE_DEVICES= "$bin" --list-variants >"$out" 2>&1
+        status=$?
+        if [ "$status" -ne 0 ]; then
+            fail "$bin --list-variants without a GPU (exit $status: $(first_lines "$out"))"
         elif [ ! -s "$out" ] || grep -qvP '^[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*$' "$out"; then
             fail "$bin --list-variants: expected lines of name<TAB>min_cc<TAB>role<TAB>summary, got: $(first_lines "$out")"
         else
@@ -371,8 +374,10 @@ planted_job() {
 extras_job() {
     local bin=$FIRST_BIN out=$LOG/jobs/extras.csv
     local header="gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check"
-    if ! "$bin" --csv --reps 2 --warmup 1 --shapes 64x64,96x128+1 >"$out" 2>"$out.err"; then
-        fail "$bin --csv over two shapes (exit $?): $(first_lines "$out.err")"
+    "$bin" --csv --reps 2 --warmup 1 --shapes 64x64,96x128+1 >"$out" 2>"$out.err"
+    local status=$?
+    if [ "$status" -ne 0 ]; then
+        fail "$bin --csv over two shapes (exit $status): $(first_lines "$out.err")"
     elif [ "$(grep -c '^gpu,' "$out")" -ne 1 ] || [ "$(head -n 1 "$out")" != "$header" ]; then
         fail "$bin --csv over two shapes: expected the header '$header' once, first: $(head -n 1 "$out")"
     elif ! grep -q ',64,64,0,' "$out" || ! grep -q ',96,128,1,' "$out"; then
@@ -404,6 +409,28 @@ limits_job() {
     side=$(awk -v kib="$avail_kib" 'BEGIN { printf "%d", sqrt(kib * 1024 / 12) + 1024 }')
     expect_exit 3 "a matrix larger than host memory is refused with one line (${side}x${side})" -- \
         "$bin" --check-only --shapes "${side}x${side}"
+}
+
+# acceptance_job: the last step as the README tells a reader to run it
+# (make run), at an odd shape and at 32768 x 32768: it exits 0, every kernel's
+# row ends in PASS (SKIP only for a kernel this GPU lacks), and the report has
+# its cuBLAS row, so that % of copy and vs cuBLAS are printed.
+acceptance_job() {
+    local shape args out status
+    for shape in 10007x7919 32768x32768; do
+        args="--rows ${shape%x*} --cols ${shape#*x}"
+        out=$LOG/jobs/acceptance-$shape.out
+        make -s --no-print-directory run STEP="$LAST_STEP" ARGS="$args" BUILD="$BUILD" >"$out" 2>&1
+        status=$?
+        if [ "$status" -ne 0 ]; then
+            fail "make run STEP=$LAST_STEP ARGS=\"$args\" (exit $status): $(first_lines "$out")"
+        elif grep -qE ' FAIL( \(| *$)' "$out" || ! grep -qE "^$LAST_STEP .* PASS *\$" "$out" \
+                || ! grep -qE '^cublasSgeam .* PASS *$' "$out"; then
+            fail "make run STEP=$LAST_STEP ARGS=\"$args\": a FAIL row, or no passing kernel or cuBLAS row (see $out)"
+        else
+            pass "make run STEP=$LAST_STEP ARGS=\"$args\": every kernel bit-exact, with % of copy and vs cuBLAS"
+        fi
+    done
 }
 
 # grader_job [PART]: tests/test_grader.sh, the grader's tests, on one part
@@ -446,6 +473,7 @@ run_job() {
         planted) planted_job ;;
         extras) extras_job ;;
         limits) limits_job ;;
+        acceptance) acceptance_job ;;
         grader) if [ "$arg" = "$1" ]; then grader_job; else grader_job "$arg"; fi ;;
     esac >"$(job_log "$1")" 2>&1
     echo "$((SECONDS - start))s $1" >>"$LOG/jobs/times.txt"
@@ -483,7 +511,7 @@ gpu_work() {
         done
         for bin in $STEP_BINS; do rest+=("check:$bin" "report:$bin"); done
         rest+=(planted extras)
-        gpu_order+=(planted extras limits)
+        gpu_order+=(planted extras limits acceptance)
     fi
     local grade_order=() name
     if wanted exercises && [ "$have_gpu" -eq 1 ] && [ -f tests/test_grader.sh ]; then
@@ -517,7 +545,7 @@ gpu_work() {
             OMP_NUM_THREADS=$rest_threads run_pool "$GPU_JOBS" "${rest[@]}" &
             wait
         fi
-        if wanted gpu; then run_pool 1 limits; fi
+        if wanted gpu; then run_pool 1 limits acceptance; fi   # alone: they need the memory
     fi
 
     if wanted gpu; then
@@ -541,6 +569,7 @@ gpu_work() {
             skip "$FIRST_BIN --csv over two shapes, --flush write and none (no GPU)"
             skip "a matrix larger than GPU memory is refused (no GPU)"
             skip "a matrix larger than host memory is refused (no GPU)"
+            skip "make run STEP=$LAST_STEP at 10007x7919 and 32768x32768: every kernel bit-exact (no GPU)"
         fi
     fi
     if wanted exercises; then

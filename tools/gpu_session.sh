@@ -4,7 +4,8 @@
 # from the repository root:
 #
 #   tools/gpu_session.sh test      build, then the full test suite   -> docs/results/<gpu>-test.log
-#                                  and full reports of steps 01, 02  -> docs/results/<gpu>-reports.txt
+#                                  and full reports of steps 01, 02 and
+#                                  the last (its make run)           -> docs/results/<gpu>-reports.txt
 #   tools/gpu_session.sh bench     the shape sweep                   -> docs/results/<gpu>.csv, <gpu>-env.txt
 #                                  the old and new L2 flush          -> docs/results/<gpu>-timing.csv
 #   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/ncu_profile.py
@@ -72,6 +73,15 @@ run_test() {
         echo "\$ ./build/step$step --shapes 8192x8192,32768x32768,10007x7919" >>"$reports"
         "./build/step$step" --shapes 8192x8192,32768x32768,10007x7919 >>"$reports" 2>&1 || status=1
         echo >>"$reports"
+    done
+    # The last step as the README runs it, from the test's acceptance job.
+    local shape dirs=(steps/[0-9][0-9]_*/) last
+    last=${dirs[-1]#steps/} last=${last%%_*}
+    for shape in 10007x7919 32768x32768; do
+        [ -f "build/test-logs/jobs/acceptance-$shape.out" ] || continue
+        { echo "\$ make run STEP=$last ARGS=\"--rows ${shape%x*} --cols ${shape#*x}\""
+          cat "build/test-logs/jobs/acceptance-$shape.out"
+          echo; } >>"$reports"
     done
     return "$status"
 }
