@@ -34,7 +34,8 @@
 
 #include "baselines.h"
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits()
+#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits(),
+                        // rows_are_whole_chunks()
 #include "sector_runs.cuh"   // sector_runs_launch(), for any_shape_launch()
 
 /** Chunks that cover 64 floats which start anywhere inside a chunk. */
@@ -375,16 +376,6 @@ static inline size_t chunks_launch_on(const float *in, float *out, size_t rows, 
 static inline size_t chunks_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return chunks_launch_on<false>(in, out, rows, cols, stream);
-}
-
-/**
- * @brief True when every row of `in` and every row of `out` start at the
- *        same place in a 16-byte chunk (rows and columns multiples of 4),
- *        though not necessarily at its start: a shifted grid aligns them.
- */
-static inline bool rows_are_whole_chunks(size_t rows, size_t cols)
-{
-    return rows % VEC == 0 && cols % VEC == 0;
 }
 
 /**

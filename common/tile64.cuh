@@ -115,6 +115,16 @@ static __host__ __device__ __forceinline__ void column_major_tile(size_t t, size
 }
 
 /**
+ * @brief True when every row of `in` and every row of `out` start at the
+ *        same place in a 16-byte chunk (rows and columns multiples of 4),
+ *        though not necessarily at its start (step 11 shifts its grid there).
+ */
+static inline bool rows_are_whole_chunks(size_t rows, size_t cols)
+{
+    return rows % VEC == 0 && cols % VEC == 0;
+}
+
+/**
  * @brief True when the 16-byte kernel may run: every row of `in` and of
  *        `out` starts on a 16-byte boundary.
  *
@@ -123,7 +133,7 @@ static __host__ __device__ __forceinline__ void column_major_tile(size_t t, size
  */
 static inline bool vec4_fits(const float *in, const float *out, size_t rows, size_t cols)
 {
-    return rows % VEC == 0 && cols % VEC == 0 && is_aligned_16(in) && is_aligned_16(out);
+    return rows_are_whole_chunks(rows, cols) && is_aligned_16(in) && is_aligned_16(out);
 }
 
 /**

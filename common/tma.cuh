@@ -166,8 +166,7 @@ static encode_tiled_fn encode_tiled(void)
  */
 static bool tma_fits(const float *in, const float *out, size_t rows, size_t cols)
 {
-    return is_aligned_16(in) && is_aligned_16(out) && rows % VEC == 0 && cols % VEC == 0 &&
-           rows <= INT32_MAX && cols <= INT32_MAX && encode_tiled() != NULL;
+    return vec4_fits(in, out, rows, cols) && rows <= INT32_MAX && cols <= INT32_MAX && encode_tiled() != NULL;
 }
 
 /**
@@ -185,28 +184,32 @@ static CUtensorMapL2promotion l2_promotion(const float *in, size_t cols)
                                                         : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
 
-/** @brief The tensor map of `in`: cols x rows floats, 64x32 boxes, 128-byte swizzle. */
-static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_t cols)
+/**
+ * @brief The tensor map of a row-major matrix at @p base, @p height rows of
+ *        @p width floats: 64-row x 32-float boxes, 128-byte swizzle.
+ */
+static bool describe_matrix(CUtensorMap *map, const float *base, size_t height, size_t width,
+                            CUtensorMapL2promotion promotion)
 {
-    const cuuint64_t size[2] = {cols, rows};              // innermost dimension first
-    const cuuint64_t pitch[1] = {cols * sizeof(float)};   // bytes from one row to the next
+    const cuuint64_t size[2] = {width, height};              // innermost dimension first
+    const cuuint64_t pitch[1] = {width * sizeof(float)};     // bytes from one row to the next
     const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
     const cuuint32_t step[2] = {1, 1};
-    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)in, size, pitch, box, step,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2_promotion(in, cols),
+    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, size, pitch, box, step,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-/** @brief The tensor map of `out` (cols rows of `rows` floats): 32x64 boxes, 128-byte swizzle. */
+/** @brief The tensor map of `in` (rows x cols), read with l2_promotion(). */
+static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_t cols)
+{
+    return describe_matrix(map, in, rows, cols, l2_promotion(in, cols));
+}
+
+/** @brief The tensor map of `out` (cols rows of `rows` floats), written: no L2 promotion. */
 static bool describe_output(CUtensorMap *map, float *out, size_t rows, size_t cols)
 {
-    const cuuint64_t size[2] = {rows, cols};                // a row of `out` holds `rows` floats
-    const cuuint64_t pitch[1] = {rows * sizeof(float)};
-    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
-    const cuuint32_t step[2] = {1, 1};
-    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)out, size, pitch, box, step,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    return describe_matrix(map, out, cols, rows, CU_TENSOR_MAP_L2_PROMOTION_NONE);
 }
 
 /** @brief Where a TMA kernel's stages start: a pointer for the threads, an address for the TMA unit. */

@@ -49,6 +49,25 @@ static __device__ __forceinline__ void start_tile(const CUtensorMap *map, size_t
 }
 
 /**
+ * @brief Thread 0's start of a pipelined kernel: initialise the STAGES
+ *        "full" barriers, then load the block's first STAGES tiles, one
+ *        into each stage.
+ */
+template <unsigned STAGES>
+static __device__ __forceinline__ void start_pipeline(const CUtensorMap *map, size_t tiles, size_t tiles_y,
+                                                      uint32_t stages_addr, uint32_t full_addr)
+{
+    for (unsigned s = 0; s < STAGES; ++s)
+        barrier_init(full_addr + 8 * s);
+    fence_for_tma();   // the TMA unit sees the initialised barriers
+    for (unsigned s = 0; s < STAGES; ++s) {
+        const size_t t = blockIdx.x + (size_t)s * gridDim.x;
+        if (t < tiles)
+            start_tile(map, t, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
+    }
+}
+
+/**
  * @brief The storing threads' part of tile @p t, the block's @p i-th: wait
  *        until stage @p s has landed, then write it out transposed.
  *
@@ -92,16 +111,8 @@ transpose_tma(const __grid_constant__ CUtensorMap in_map, float *__restrict__ ou
 
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles = tiles_y * ceil_div(cols, TILE);
-    if (threadIdx.x == 0) {
-        for (unsigned s = 0; s < STAGES; ++s)
-            barrier_init(full_addr + 8 * s);
-        fence_for_tma();
-        for (unsigned s = 0; s < STAGES; ++s) {   // fill the pipeline
-            const size_t t = blockIdx.x + (size_t)s * gridDim.x;
-            if (t < tiles)
-                start_tile(&in_map, t, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
-        }
-    }
+    if (threadIdx.x == 0)
+        start_pipeline<STAGES>(&in_map, tiles, tiles_y, stages_addr, full_addr);
     __syncthreads();   // the barriers are initialised before anyone waits on them
 
     float4 *out4 = reinterpret_cast<float4 *>(out);
@@ -148,16 +159,8 @@ transpose_tma_store(const __grid_constant__ CUtensorMap in_map, const __grid_con
 
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles = tiles_y * ceil_div(cols, TILE);
-    if (threadIdx.x == 0) {
-        for (unsigned s = 0; s < STAGES; ++s)
-            barrier_init(full_addr + 8 * s);
-        fence_for_tma();
-        for (unsigned s = 0; s < STAGES; ++s) {
-            const size_t t = blockIdx.x + (size_t)s * gridDim.x;
-            if (t < tiles)
-                start_tile(&in_map, t, tiles_y, stages_addr + s * TMA_TILE_BYTES, full_addr + 8 * s);
-        }
-    }
+    if (threadIdx.x == 0)
+        start_pipeline<STAGES>(&in_map, tiles, tiles_y, stages_addr, full_addr);
     __syncthreads();
 
     size_t i = 0;
