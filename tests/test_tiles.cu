@@ -14,6 +14,8 @@
  * - Step 12 (common/tma_tile.cuh): a box is laid out as the TMA unit does
  *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
  *   store side writes it out, on aligned shapes.
+ * - Step 12's default (common/answer.cuh): pick_answer() names the launch
+ *   its rule calls for on each side of each of its boundaries.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
  * check failed.
@@ -27,6 +29,7 @@
 
 #include <vector>
 
+#include "answer.cuh"
 #include "any_shape.cuh"
 #include "sector_runs.cuh"
 #include "tma_tile.cuh"
@@ -340,6 +343,34 @@ static bool check_tma_staging(size_t rows, size_t cols)
     return ok;
 }
 
+/** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
+static void check_pick_answer(void)
+{
+    const size_t l2 = 50u << 20;   // an H100's 50 MiB: 2 x L2 is a 5120 x 5120 matrix
+    const struct {
+        size_t rows, cols;
+        answer_kernel expected;
+        const char *why;
+    } cases[] = {
+        {1, 1, ANSWER_THIN_CHUNKS, "one element"},
+        {1, (size_t)1 << 26, ANSWER_THIN_CHUNKS, "a row vector"},
+        {(size_t)1 << 26, 1, ANSWER_THIN_CHUNKS, "a column vector"},
+        {63, 1000003, ANSWER_THIN_CHUNKS, "one row short of a tile"},
+        {1000003, 63, ANSWER_THIN_CHUNKS, "one column short of a tile"},
+        {64, 64, ANSWER_ALONG_ROWS, "one tile"},
+        {4096, 4096, ANSWER_ALONG_ROWS, "64 MiB, under 2 x L2"},
+        {5120, 5120, ANSWER_ALONG_ROWS, "exactly 2 x L2"},
+        {5120, 5121, ANSWER_DOWN_COLUMNS, "one column past 2 x L2"},
+        {8192, 8192, ANSWER_DOWN_COLUMNS, "256 MiB"},
+        {(size_t)1 << 16, (size_t)1 << 16, ANSWER_DOWN_COLUMNS, "2^32 elements"},
+    };
+    char name[160];
+    for (const auto &c : cases) {
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu on 50 MiB of L2 (%s)", c.rows, c.cols, c.why);
+        report(pick_answer(c.rows, c.cols, l2) == c.expected, name);
+    }
+}
+
 int main(void)
 {
     char name[160];
@@ -394,5 +425,6 @@ int main(void)
                  s[1]);
         report(check_tma_staging(s[0], s[1]), name);
     }
+    check_pick_answer();
     return failures ? 1 : 0;
 }

@@ -13,12 +13,15 @@
  * write out the oldest with step 10's 4x4 register transpose.
  *
  * ## What changed since step 11
- * Aligned shapes load by TMA. Where TMA cannot describe the matrix (a row
- * pitch that is not a multiple of 16 bytes, a misaligned base, vectors)
- * the kernel of step 11 runs. Variant `one_stage` waits for each tile
- * before asking for the next; `tma_store` stores by TMA too, from a
- * transposed staging tile; `producer_warp` gives the loads a warp of their
- * own; `any_shape` is step 11 on every shape.
+ * Variant `tma` loads aligned shapes by TMA (step 11's kernel where TMA
+ * cannot describe the matrix); `one_stage` waits for each tile before
+ * asking for the next; `tma_store` stores by TMA too; `producer_warp`
+ * gives the loads a warp of their own.
+ *
+ * ## The answer
+ * The default, `answer`, is what the measurements leave: step 11's
+ * kernel, tiles in row order up to twice the L2, in column order beyond,
+ * and on matrices thinner than a tile, chunks (common/answer.cuh).
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -33,7 +36,8 @@
  * Write-up: docs/steps/12_tma.md
  */
 #include "harness.h"
-#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
+#include "answer.cuh"   // the default: which kernel of steps 11-12 runs on which shape
+#include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -260,7 +264,7 @@ static size_t launch_tma_stages(const float *in, float *out, size_t rows, size_t
     return launch_tma_persistent<transpose_tma<STAGES>>(tma_shared_bytes(STAGES), in, out, rows, cols, stream);
 }
 
-/** @brief The default: TMA, TMA_STAGES tiles in flight per block. */
+/** @brief TMA, TMA_STAGES tiles in flight per block. */
 static size_t launch_tma(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return launch_tma_stages<TMA_STAGES>(in, out, rows, cols, stream);
@@ -270,6 +274,12 @@ static size_t launch_tma(const float *in, float *out, size_t rows, size_t cols, 
 static size_t launch_one_stage(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return launch_tma_stages<1>(in, out, rows, cols, stream);
+}
+
+/** @brief The default: the kernel that common/answer.cuh picks for the shape. */
+static size_t launch_answer(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return answer_launch(in, out, rows, cols, stream);
 }
 
 /** @brief Step 11's kernel on every shape: what TMA adds on aligned shapes. */
@@ -294,6 +304,8 @@ static size_t launch_producer_warp(const float *in, float *out, size_t rows, siz
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
+    {"answer", "the tutorial's answer: step 11's kernel in the tile order the matrix's size calls for (common/answer.cuh)",
+     launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
     {"one_stage", "TMA with one tile in flight per block: what the pipeline adds",
