@@ -349,25 +349,28 @@ static void check_pick_answer(void)
     const size_t l2 = 50u << 20;   // an H100's 50 MiB: 2 x L2 is a 5120 x 5120 matrix
     const struct {
         size_t rows, cols;
+        bool vec4;   // rows of whole aligned chunks (vec4_fits())
         answer_kernel expected;
         const char *why;
     } cases[] = {
-        {1, 1, ANSWER_THIN_CHUNKS, "one element"},
-        {1, (size_t)1 << 26, ANSWER_THIN_CHUNKS, "a row vector"},
-        {(size_t)1 << 26, 1, ANSWER_THIN_CHUNKS, "a column vector"},
-        {63, 1000003, ANSWER_THIN_CHUNKS, "one row short of a tile"},
-        {1000003, 63, ANSWER_THIN_CHUNKS, "one column short of a tile"},
-        {64, 64, ANSWER_ALONG_ROWS, "one tile"},
-        {4096, 4096, ANSWER_ALONG_ROWS, "64 MiB, under 2 x L2"},
-        {5120, 5120, ANSWER_ALONG_ROWS, "exactly 2 x L2"},
-        {5120, 5121, ANSWER_DOWN_COLUMNS, "one column past 2 x L2"},
-        {8192, 8192, ANSWER_DOWN_COLUMNS, "256 MiB"},
-        {(size_t)1 << 16, (size_t)1 << 16, ANSWER_DOWN_COLUMNS, "2^32 elements"},
+        {1, 1, false, ANSWER_THIN_CHUNKS, "one element"},
+        {1, (size_t)1 << 26, true, ANSWER_THIN_CHUNKS, "a row vector"},
+        {(size_t)1 << 26, 1, false, ANSWER_THIN_CHUNKS, "a column vector"},
+        {63, 1000000, true, ANSWER_THIN_CHUNKS, "one row short of a tile"},
+        {1000003, 63, false, ANSWER_THIN_CHUNKS, "one column short of a tile"},
+        {64, 64, true, ANSWER_VEC4, "one aligned tile"},
+        {64, 64, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
+        {4096, 4096, true, ANSWER_VEC4, "64 MiB, under 2 x L2"},
+        {4097, 4097, false, ANSWER_ANY_SHAPE, "64 MiB, rows not whole chunks"},
+        {5120, 5120, true, ANSWER_VEC4, "exactly 2 x L2"},
+        {5120, 5124, true, ANSWER_ANY_SHAPE, "4 columns past 2 x L2"},
+        {8192, 8192, true, ANSWER_ANY_SHAPE, "256 MiB"},
+        {(size_t)1 << 16, (size_t)1 << 16, true, ANSWER_ANY_SHAPE, "2^32 elements"},
     };
     char name[160];
     for (const auto &c : cases) {
         snprintf(name, sizeof name, "step 12 answer: %zux%zu on 50 MiB of L2 (%s)", c.rows, c.cols, c.why);
-        report(pick_answer(c.rows, c.cols, l2) == c.expected, name);
+        report(pick_answer(c.rows, c.cols, c.vec4, l2) == c.expected, name);
     }
 }
 

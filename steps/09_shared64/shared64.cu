@@ -18,9 +18,9 @@
  * Variant `scalar` keeps 4-byte accesses on the same tile.
  *
  * ## What it assumes
- * Any M, N >= 1. The 16-byte kernel runs when every row of `in` and `out`
- * starts on a 16-byte boundary (vec4_fits()); otherwise the 4-byte kernel
- * checks every element.
+ * Any M, N >= 1. The 16-byte kernel (common/shared64_vec4.cuh) runs when
+ * every row of `in` and `out` starts on a 16-byte boundary (vec4_fits());
+ * otherwise the 4-byte kernel checks every element.
  *
  * ## Build and run
  *
@@ -33,76 +33,8 @@
  */
 #include "harness.h"
 #include "kernel_utils.cuh"
+#include "shared64_vec4.cuh"   // the 16-byte kernel, which step 12's default runs too
 #include "tile64.cuh"
-
-/**
- * @brief The 16-byte kernel: 4 float4 loads and 4 float4 stores per thread
- *        and tile, through a chunk-swizzled 64x64 shared tile.
- *
- * Only valid when vec4_fits() (the launcher checks): then a tile's height
- * and width are multiples of 4 and edge tiles need only a per-chunk check.
- */
-__global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)
-transpose_shared64_vec4(const float *__restrict__ in, float *__restrict__ out,
-                        size_t rows, size_t cols)
-{
-    __shared__ float4 tile[TILE * CHUNKS_PER_ROW];   // 16 KB, laid out by chunk_slot()
-
-    const unsigned tid = threadIdx.y * BLOCK_COLS + threadIdx.x;   // 0..255
-    // Load role: row tid / 16 (+ 16 per pass), chunk tid % 16, so a warp
-    // reads 2 rows x 256 contiguous bytes.
-    const unsigned load_row = tid / CHUNKS_PER_ROW;    // row inside the tile, first pass
-    const unsigned load_chunk = tid % CHUNKS_PER_ROW;  // chunk (4 columns) inside the tile
-    // Store role: one 4x4 block. `group` runs fastest, so 16 neighbouring
-    // lanes write 16 consecutive chunks of one row of `out`.
-    const unsigned group = tid % CHUNKS_PER_ROW;       // 4-row group of the tile = chunk of an `out` row
-    const unsigned block_col = tid / CHUNKS_PER_ROW;   // 4-column group of the tile = 4 rows of `out`
-    // `out` as float4s: 16-byte aligned, and rows % 4 == 0 makes each of its rows whole float4s.
-    float4 *out4 = reinterpret_cast<float4 *>(out);
-    const size_t row_float4s = rows / VEC;
-
-    const size_t tiles_y = ceil_div(rows, TILE);
-    const size_t tiles_x = ceil_div(cols, TILE);
-    for (size_t tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y) {
-        for (size_t tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x) {
-            const size_t row0 = tile_y * TILE;                 // first row of `in` in this tile
-            const size_t col0 = tile_x * TILE;                 // first column of `in` in this tile
-            const unsigned height = tile_extent(rows, row0);   // a multiple of 4
-            const unsigned width = tile_extent(cols, col0);    // a multiple of 4
-
-            // Load: all 4 loads are issued before the first shared store
-            // waits for its data.
-            const float *src = in + (row0 + load_row) * cols + col0 + load_chunk * VEC;
-            const bool chunk_in = load_chunk * VEC < width;
-            float4 v[TILE / ROWS_PER_PASS];
-#pragma unroll
-            for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-                if (chunk_in && load_row + p * ROWS_PER_PASS < height)
-                    v[p] = *reinterpret_cast<const float4 *>(src + p * ROWS_PER_PASS * cols);
-#pragma unroll
-            for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-                if (chunk_in && load_row + p * ROWS_PER_PASS < height)
-                    tile[chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk)] = v[p];
-            __syncthreads();   // the whole tile is in shared memory
-
-            // Store: read the 4x4 block as 4 rows, write it as 4 columns.
-            if (group * VEC < height && block_col * VEC < width) {
-                float4 b[VEC];   // b[k] = tile row group*4 + k, columns block_col*4 .. +3
-#pragma unroll
-                for (unsigned k = 0; k < VEC; ++k)
-                    b[k] = tile[chunk_slot(group * VEC + k, block_col)];
-                // Column j of the block is 4 floats of `out` row col0 + block_col*4 + j, from
-                // column row0 + group*4 on: float4 number `first` + j * row_float4s.
-                const size_t first = ((col0 + block_col * VEC) * rows + row0 + group * VEC) / VEC;
-                store_float4(out4, first, make_float4(b[0].x, b[1].x, b[2].x, b[3].x));
-                store_float4(out4, first + row_float4s, make_float4(b[0].y, b[1].y, b[2].y, b[3].y));
-                store_float4(out4, first + 2 * row_float4s, make_float4(b[0].z, b[1].z, b[2].z, b[3].z));
-                store_float4(out4, first + 3 * row_float4s, make_float4(b[0].w, b[1].w, b[2].w, b[3].w));
-            }
-            __syncthreads();   // everyone is done reading before the next tile overwrites it
-        }
-    }
-}
 
 /**
  * @brief The 4-byte kernel: the same 64x64 tile and 32x8 block for any shape
@@ -130,12 +62,11 @@ transpose_shared64_scalar(const float *__restrict__ in, float *__restrict__ out,
 static size_t launch_tiles(const float *in, float *out, size_t rows, size_t cols, bool vectors,
                            cudaStream_t stream)
 {
+    if (vectors && vec4_fits(in, out, rows, cols))
+        return shared64_vec4_launch(in, out, rows, cols, stream);
     const dim3 block(BLOCK_COLS, BLOCK_ROWS);
     const dim3 grid = grid_for_tiles(ceil_div(cols, TILE), ceil_div(rows, TILE));
-    if (vectors && vec4_fits(in, out, rows, cols))
-        transpose_shared64_vec4<<<grid, block, 0, stream>>>(in, out, rows, cols);
-    else
-        transpose_shared64_scalar<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_shared64_scalar<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -19,9 +19,9 @@
  * gives the loads a warp of their own.
  *
  * ## The answer
- * The default, `answer`, is what the measurements leave: step 11's
- * kernel, tiles in row order up to twice the L2, in column order beyond,
- * and on matrices thinner than a tile, chunks (common/answer.cuh).
+ * The default, `answer`, is what the measurements leave: step 09's
+ * kernel on aligned matrices up to twice the L2, the chunk kernel on
+ * matrices thinner than a tile, step 11's elsewhere (common/answer.cuh).
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -36,7 +36,7 @@
  * Write-up: docs/steps/12_tma.md
  */
 #include "harness.h"
-#include "answer.cuh"   // the default: which kernel of steps 11-12 runs on which shape
+#include "answer.cuh"   // the default: which kernel of the tutorial runs on which shape
 #include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /* ---- The kernel --------------------------------------------------------------------------- */
@@ -304,7 +304,7 @@ static size_t launch_producer_warp(const float *in, float *out, size_t rows, siz
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
-    {"answer", "the tutorial's answer: step 11's kernel in the tile order the matrix's size calls for (common/answer.cuh)",
+    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and L2 size (common/answer.cuh)",
      launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
