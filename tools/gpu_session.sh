@@ -74,13 +74,15 @@ run_test() {
         "./build/step$step" --shapes 8192x8192,32768x32768,10007x7919 >>"$reports" 2>&1 || status=1
         echo >>"$reports"
     done
-    # The last step as the README runs it, from the test's acceptance job.
-    local shape dirs=(steps/[0-9][0-9]_*/) last
+    # The last step as the README runs it, from the test's acceptance job
+    # (tests/run_all.sh names the shapes; each left acceptance-<shape>.out).
+    local out shape dirs=(steps/[0-9][0-9]_*/) last
     last=${dirs[-1]#steps/} last=${last%%_*}
-    for shape in 10007x7919 32768x32768; do
-        [ -f "build/test-logs/jobs/acceptance-$shape.out" ] || continue
+    for out in build/test-logs/jobs/acceptance-*.out; do
+        [ -f "$out" ] || continue
+        shape=${out##*/acceptance-} shape=${shape%.out}
         { echo "\$ make run STEP=$last ARGS=\"--rows ${shape%x*} --cols ${shape#*x}\""
-          cat "build/test-logs/jobs/acceptance-$shape.out"
+          cat "$out"
           echo; } >>"$reports"
     done
     return "$status"
