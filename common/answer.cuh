@@ -5,78 +5,103 @@
  *
  * No one kernel of the tutorial is the fastest on every shape (the sweeps
  * in docs/results/ on the H200 and the H100). The answer decides from the
- * shape, the pointers and the GPU's L2 size, between kernels that are each
+ * shape, the pointers and the GPU, between launches that are each
  * bit-exact on every shape:
  *
- * | the matrix                                              | kernel                              |
- * | ------------------------------------------------------- | ----------------------------------- |
- * | thinner than a tile (rows or cols < 64)                 | step 11's chunk kernel, step 10's grid |
- * | rows of whole aligned chunks, at most ::ANSWER_VEC4_L2S x L2 | step 09's 16-byte kernel         |
- * | anything else                                           | step 11's default                   |
+ * | the matrix                                          | launch                                   |
+ * | --------------------------------------------------- | ---------------------------------------- |
+ * | fewer rows than a tile (rows < 64), or one column   | step 11's chunk kernel on step 10's grid |
+ * | fewer columns than a tile (cols < 64)               | step 09's launch                         |
+ * | rows of whole aligned chunks, up to the GPU's limit | step 09's launch (its 16-byte kernel)    |
+ * | anything else                                       | step 11's default                        |
  *
- * Why each row: on a matrix thinner than a tile, a sector run covers a few
- * floats and its bookkeeping costs more than the split sectors it saves;
- * up to about twice the L2, step 09's kernel was measured ahead of step
- * 11's on both GPUs; beyond, and wherever rows are not whole aligned
- * chunks, step 11's kernel was (docs/steps/12_tma.md has the numbers).
+ * Why each row: on a matrix with few rows, a sector run covers a few
+ * floats and its bookkeeping costs more than the split sectors it saves.
+ * On a matrix with few columns, each tile of step 09's row-wise grid is
+ * one contiguous stretch of `in`. Up to a size that depends on the GPU,
+ * step 09's 16-byte kernel was measured ahead of step 11's; beyond it,
+ * and wherever rows are not whole aligned chunks, step 11's kernel was.
+ * The limit of each GPU measured is read off its committed sweep by
+ * tools/answer_tuning.py into common/answer_tuning.h; any other GPU gets
+ * its L2 size, below which step 09's kernel led on every GPU measured.
+ * docs/steps/12_tma.md has the numbers.
  *
- * pick_answer() is the decision alone, so tests/test_tiles.cu checks it on
- * the host; answer_launch() carries it out.
+ * pick_answer() and answer_vec4_limit() are the decision alone, so
+ * tests/test_tiles.cu checks them on the host; answer_launch() carries it
+ * out.
  */
 #ifndef TRANSPOSE_ANSWER_CUH
 #define TRANSPOSE_ANSWER_CUH
 
 #include <stddef.h>
+#include <string.h>
 #include <cuda_runtime.h>
 
-#include "any_shape.cuh"      // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
-#include "check.h"            // CUDA_CHECK
-#include "shared64_vec4.cuh"   // shared64_vec4_launch()
-
-/** Aligned matrices of at most this many times the L2 size go to step 09's kernel. */
-#define ANSWER_VEC4_L2S 2
+#include "answer_tuning.h"   // ANSWER_TUNINGS: the measured limit of each GPU
+#include "any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
+#include "check.h"           // CUDA_CHECK
+#include "shared64.cuh"      // shared64_launch()
 
 /** @brief The three launches the answer chooses between. */
 enum answer_kernel {
-    ANSWER_THIN_CHUNKS,   /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
-    ANSWER_VEC4,          /**< shared64_vec4_launch(): step 09's 16-byte kernel */
-    ANSWER_ANY_SHAPE,     /**< any_shape_launch(): step 11's default */
+    ANSWER_CHUNKS,      /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
+    ANSWER_SHARED64,    /**< shared64_launch(): step 09's 16-byte kernel, or its 4-byte one */
+    ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
 };
 
 /**
  * @brief The launch the answer runs on a @p rows x @p cols matrix whose
- *        rows are whole aligned chunks when @p vec4 (vec4_fits()), on a GPU
- *        of @p l2_bytes of L2.
+ *        rows are whole aligned chunks when @p vec4 (vec4_fits()), where
+ *        step 09's 16-byte kernel leads up to @p vec4_limit bytes
+ *        (answer_vec4_limit()).
  */
-static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, size_t l2_bytes)
+static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, size_t vec4_limit)
 {
-    if (rows < TILE || cols < TILE)
-        return ANSWER_THIN_CHUNKS;
+    if (rows < TILE || cols == 1)
+        return ANSWER_CHUNKS;
+    if (cols < TILE)
+        return ANSWER_SHARED64;
     const size_t bytes = rows * cols * sizeof(float);
-    return vec4 && bytes <= ANSWER_VEC4_L2S * l2_bytes ? ANSWER_VEC4 : ANSWER_ANY_SHAPE;
+    return vec4 && bytes <= vec4_limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
 }
 
-/** @brief The current GPU's L2 size in bytes, asked on the first call and kept. */
-static inline size_t answer_l2_bytes(void)
+/**
+ * @brief The size up to which step 09's 16-byte kernel runs on the GPU
+ *        named @p gpu with @p l2_bytes of L2: its row of ANSWER_TUNINGS,
+ *        or the L2 size for a GPU not measured.
+ */
+static inline size_t answer_vec4_limit(const char *gpu, size_t l2_bytes)
 {
-    static size_t l2_bytes = 0;
-    if (l2_bytes == 0) {
-        int device, bytes;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-        l2_bytes = (size_t)bytes;
-    }
+    for (size_t i = 0; i < sizeof ANSWER_TUNINGS / sizeof ANSWER_TUNINGS[0]; ++i)
+        if (strcmp(gpu, ANSWER_TUNINGS[i].gpu) == 0)
+            return ANSWER_TUNINGS[i].vec4_bytes;
     return l2_bytes;
+}
+
+/** @brief answer_vec4_limit() of the current GPU, asked of the driver on the first call and kept. */
+static inline size_t answer_vec4_limit_here(void)
+{
+    static size_t limit;
+    static bool asked = false;
+    if (!asked) {
+        int device;
+        cudaDeviceProp prop;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        limit = answer_vec4_limit(prop.name, (size_t)prop.l2CacheSize);
+        asked = true;
+    }
+    return limit;
 }
 
 /** @brief Run the kernel pick_answer() names for this shape on this GPU. */
 static inline size_t answer_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    switch (pick_answer(rows, cols, vec4_fits(in, out, rows, cols), answer_l2_bytes())) {
-    case ANSWER_THIN_CHUNKS:
+    switch (pick_answer(rows, cols, vec4_fits(in, out, rows, cols), answer_vec4_limit_here())) {
+    case ANSWER_CHUNKS:
         return chunks_launch(in, out, rows, cols, stream);
-    case ANSWER_VEC4:
-        return shared64_vec4_launch(in, out, rows, cols, stream);
+    case ANSWER_SHARED64:
+        return shared64_launch(in, out, rows, cols, true, stream);
     case ANSWER_ANY_SHAPE:
     default:
         return any_shape_launch(in, out, rows, cols, stream);

@@ -24,8 +24,10 @@ bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape
 plot: ## draw docs/img/<gpu>-ladder and <gpu>-sizes (.svg, .png) from docs/results/<gpu>.csv (needs gnuplot)
 	@GPU='$(GPU)' bash tools/plot.sh
 
-tables: ## fill the generated blocks in README.md, docs/ and exercises/*/README.md from the committed results
+tables: ## fill the generated blocks in README.md, docs/ and exercises/*/README.md, and common/answer_tuning.h, from the committed results
+	@python3 tools/answer_tuning.py
 	@python3 tools/render_tables.py $(if $(GPU),--gpu $(GPU))
 
-tables-check: ## fail if any generated block in README.md, docs/ or exercises/ is out of date
+tables-check: ## fail if any generated block in README.md, docs/ or exercises/, or common/answer_tuning.h, is out of date
+	@python3 tools/answer_tuning.py --check
 	@python3 tools/render_tables.py --check $(if $(GPU),--gpu $(GPU))

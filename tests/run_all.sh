@@ -618,6 +618,42 @@ for r in csv.DictReader(open("docs/results/h200.csv")):
     rm -f "$doc"
 }
 
+# answer_tuning_tests: common/answer_tuning.h (step 12's measured limits) matches
+# the committed sweeps; a limit typed over is caught; and a sweep in which step
+# 09's kernel no longer leads at 64 MiB moves that GPU's limit down.
+answer_tuning_tests() {
+    local dir=$LOG/answer-tuning rc
+    if python3 tools/answer_tuning.py --check >"$LOG/answer-tuning.log" 2>&1; then
+        pass "common/answer_tuning.h matches the committed sweeps"
+    else
+        fail "common/answer_tuning.h is out of date: run make tables ($(first_lines "$LOG/answer-tuning.log"))"
+    fi
+    rm -rf "$dir"; mkdir -p "$dir"
+    sed 's/[0-9]*ull}/1ull}/' common/answer_tuning.h >"$dir/typed.h"
+    python3 tools/answer_tuning.py --check --header "$dir/typed.h" >/dev/null 2>&1; rc=$?
+    if [ "$rc" -eq 1 ]; then pass "a limit typed into common/answer_tuning.h is caught (--check exit 1)"
+    else fail "a limit typed into common/answer_tuning.h: --check exit $rc, expected 1"; fi
+    cp docs/results/h200-env.txt "$dir/"
+    # Step 09's kernel 10 points slower at the three 64 MiB shapes: the H200's limit must fall below 64 MiB.
+    python3 - "$dir/h200.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open("docs/results/h200.csv")))
+for r in rows:
+    if (r["step"], r["kernel"], r["offset"]) == ("09", "vec4", "0") and int(r["rows"]) * int(r["cols"]) == 1 << 24:
+        r["pct_of_copy"] = "%.2f" % (float(r["pct_of_copy"]) - 10)
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+    python3 tools/answer_tuning.py --results "$dir" --header "$dir/moved.h" >/dev/null 2>&1
+    if grep -q '"NVIDIA H200", 65536000ull' "$dir/moved.h" 2>/dev/null; then
+        pass "a sweep where step 09's kernel trails at 64 MiB moves the H200's limit to 62 MiB"
+    else
+        fail "answer_tuning.py on a sweep with step 09 trailing at 64 MiB: $(grep H200 "$dir/moved.h" 2>/dev/null || echo 'no header')"
+    fi
+}
+
 # profile_rows_kept: tools/results.py drop-steps (gpu_session.sh's RERUN_STEPS)
 # removes the named steps' rows of a profile and keeps every other row as it was.
 profile_rows_kept() {
@@ -754,6 +790,7 @@ docs_section() {
         fi
     fi
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
+    if [ -f tools/answer_tuning.py ] && command -v python3 >/dev/null; then answer_tuning_tests; fi
     copy_bound_respected
     profile_rows_kept
     sweep_split_merges_back

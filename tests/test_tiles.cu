@@ -15,7 +15,8 @@
  *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
  *   store side writes it out, on aligned shapes.
  * - Step 12's default (common/answer.cuh): pick_answer() names the launch
- *   its rule calls for on each side of each of its boundaries.
+ *   its rule calls for on each side of each of its boundaries, and
+ *   answer_vec4_limit() finds each measured GPU's limit.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
  * check failed.
@@ -346,32 +347,46 @@ static bool check_tma_staging(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    const size_t l2 = 50u << 20;   // an H100's 50 MiB: 2 x L2 is a 5120 x 5120 matrix
+    const size_t limit = 64u << 20;   // step 09's kernel up to 64 MiB: a 4096 x 4096 matrix
     const struct {
         size_t rows, cols;
         bool vec4;   // rows of whole aligned chunks (vec4_fits())
         answer_kernel expected;
         const char *why;
     } cases[] = {
-        {1, 1, false, ANSWER_THIN_CHUNKS, "one element"},
-        {1, (size_t)1 << 26, true, ANSWER_THIN_CHUNKS, "a row vector"},
-        {(size_t)1 << 26, 1, false, ANSWER_THIN_CHUNKS, "a column vector"},
-        {63, 1000000, true, ANSWER_THIN_CHUNKS, "one row short of a tile"},
-        {1000003, 63, false, ANSWER_THIN_CHUNKS, "one column short of a tile"},
-        {64, 64, true, ANSWER_VEC4, "one aligned tile"},
+        {1, 1, false, ANSWER_CHUNKS, "one element"},
+        {1, (size_t)1 << 26, true, ANSWER_CHUNKS, "a row vector"},
+        {(size_t)1 << 26, 1, false, ANSWER_CHUNKS, "a column vector"},
+        {63, 1000000, true, ANSWER_CHUNKS, "one row short of a tile"},
+        {63, 63, false, ANSWER_CHUNKS, "short both ways"},
+        {1000003, 2, false, ANSWER_SHARED64, "two columns"},
+        {1000003, 63, false, ANSWER_SHARED64, "one column short of a tile"},
+        {64, 64, true, ANSWER_SHARED64, "one aligned tile"},
         {64, 64, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
-        {4096, 4096, true, ANSWER_VEC4, "64 MiB, under 2 x L2"},
-        {4097, 4097, false, ANSWER_ANY_SHAPE, "64 MiB, rows not whole chunks"},
-        {5120, 5120, true, ANSWER_VEC4, "exactly 2 x L2"},
-        {5120, 5124, true, ANSWER_ANY_SHAPE, "4 columns past 2 x L2"},
+        {4096, 4096, true, ANSWER_SHARED64, "exactly the limit"},
+        {4096, 4100, true, ANSWER_ANY_SHAPE, "4 columns past the limit"},
+        {4097, 4097, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
         {8192, 8192, true, ANSWER_ANY_SHAPE, "256 MiB"},
         {(size_t)1 << 16, (size_t)1 << 16, true, ANSWER_ANY_SHAPE, "2^32 elements"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu on 50 MiB of L2 (%s)", c.rows, c.cols, c.why);
-        report(pick_answer(c.rows, c.cols, c.vec4, l2) == c.expected, name);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB (%s)", c.rows, c.cols, c.why);
+        report(pick_answer(c.rows, c.cols, c.vec4, limit) == c.expected, name);
     }
+}
+
+/** @brief Each GPU of common/answer_tuning.h gets its own limit; any other GPU its L2 size. */
+static void check_answer_vec4_limit(void)
+{
+    const size_t l2 = 50u << 20;
+    for (const auto &t : ANSWER_TUNINGS) {
+        char name[160];
+        snprintf(name, sizeof name, "step 12 answer: %s gets its measured limit", t.gpu);
+        report(answer_vec4_limit(t.gpu, l2) == t.vec4_bytes, name);
+    }
+    report(answer_vec4_limit("A GPU never measured", l2) == l2, "step 12 answer: an unmeasured GPU gets its L2 size");
+    report(answer_vec4_limit("", l2) == l2, "step 12 answer: an empty GPU name gets the L2 size");
 }
 
 int main(void)
@@ -429,5 +444,6 @@ int main(void)
         report(check_tma_staging(s[0], s[1]), name);
     }
     check_pick_answer();
+    check_answer_vec4_limit();
     return failures ? 1 : 0;
 }

@@ -413,7 +413,7 @@ def step09_chunk_slot(row, chunk):
 def step09_store_slot(tid, p, slot=step09_chunk_slot):
     """float4 slot of the tile that thread tid writes in pass p.
 
-    common/shared64_vec4.cuh, transpose_shared64_vec4() (and step 10's
+    common/shared64.cuh, transpose_shared64_vec4() (and step 10's
     transpose_async64()):
         load_row = tid / CHUNKS_PER_ROW;  load_chunk = tid % CHUNKS_PER_ROW;
         tile[chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk)] = v[p];
@@ -426,7 +426,7 @@ def step09_store_slot(tid, p, slot=step09_chunk_slot):
 def step09_load_slot(tid, k, slot=step09_chunk_slot):
     """float4 slot of the tile that thread tid reads as row k of its 4x4 block.
 
-    common/shared64_vec4.cuh, transpose_shared64_vec4() (and step 10's
+    common/shared64.cuh, transpose_shared64_vec4() (and step 10's
     transpose_async64()):
         group = tid % CHUNKS_PER_ROW;  block_col = tid / CHUNKS_PER_ROW;
         b[k] = tile[chunk_slot(group * VEC + k, block_col)];

@@ -18,7 +18,7 @@
  * Variant `scalar` keeps 4-byte accesses on the same tile.
  *
  * ## What it assumes
- * Any M, N >= 1. The 16-byte kernel (common/shared64_vec4.cuh) runs when
+ * Any M, N >= 1. The 16-byte kernel (common/shared64.cuh) runs when
  * every row of `in` and `out` starts on a 16-byte boundary (vec4_fits());
  * otherwise the 4-byte kernel checks every element.
  *
@@ -33,53 +33,19 @@
  */
 #include "harness.h"
 #include "kernel_utils.cuh"
-#include "shared64_vec4.cuh"   // the 16-byte kernel, which step 12's default runs too
+#include "shared64.cuh"   // both kernels and their launch, which step 12's default runs too
 #include "tile64.cuh"
-
-/**
- * @brief The 4-byte kernel: the same 64x64 tile and 32x8 block for any shape
- *        and any 4-byte-aligned pointers, with 16 loads in flight per thread
- *        (transpose_tile_words() in common/tile64.cuh).
- */
-__global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)
-transpose_shared64_scalar(const float *__restrict__ in, float *__restrict__ out,
-                          size_t rows, size_t cols)
-{
-    __shared__ float tile[TILE * TILE];   // 16 KB, laid out by word_slot()
-
-    const size_t tiles_y = ceil_div(rows, TILE);
-    const size_t tiles_x = ceil_div(cols, TILE);
-    for (size_t tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y)
-        for (size_t tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x)
-            transpose_tile_words<load_through_registers>(tile, in, out, rows, cols, tile_y * TILE,
-                                                         tile_x * TILE, threadIdx.x, threadIdx.y);
-}
-
-/**
- * @brief Launch one 32x8 block per 64x64 tile, clamped to the grid limits:
- *        the 16-byte kernel when @p vectors and vec4_fits(), else the 4-byte one.
- */
-static size_t launch_tiles(const float *in, float *out, size_t rows, size_t cols, bool vectors,
-                           cudaStream_t stream)
-{
-    if (vectors && vec4_fits(in, out, rows, cols))
-        return shared64_vec4_launch(in, out, rows, cols, stream);
-    const dim3 block(BLOCK_COLS, BLOCK_ROWS);
-    const dim3 grid = grid_for_tiles(ceil_div(cols, TILE), ceil_div(rows, TILE));
-    transpose_shared64_scalar<<<grid, block, 0, stream>>>(in, out, rows, cols);
-    return threads_launched(grid, block);
-}
 
 /** @brief The default: the 16-byte kernel wherever the shape allows it. */
 static size_t launch_vec4(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_tiles(in, out, rows, cols, true, stream);
+    return shared64_launch(in, out, rows, cols, true, stream);
 }
 
 /** @brief The 4-byte kernel on every shape: what the float4s add. */
 static size_t launch_scalar(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_tiles(in, out, rows, cols, false, stream);
+    return shared64_launch(in, out, rows, cols, false, stream);
 }
 
 /** The kernels of step 09; the first is the default. */

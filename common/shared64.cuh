@@ -1,18 +1,20 @@
 /**
- * @file shared64_vec4.cuh
- * @brief Step 09's 16-byte kernel: a 64x64 tile moved with float4 loads and
- *        stores through a chunk-swizzled shared tile. Step 09 teaches it
- *        (steps/09_shared64/shared64.cu); it lives here because step 12's
- *        default runs it too (common/answer.cuh).
+ * @file shared64.cuh
+ * @brief Step 09's two kernels: a 64x64 tile moved with float4 loads and
+ *        stores through a chunk-swizzled shared tile, and the same tile
+ *        moved with 4-byte accesses for any shape. Step 09 teaches them
+ *        (steps/09_shared64/shared64.cu); they live here because step 12's
+ *        default runs them too (common/answer.cuh).
  */
-#ifndef TRANSPOSE_SHARED64_VEC4_CUH
-#define TRANSPOSE_SHARED64_VEC4_CUH
+#ifndef TRANSPOSE_SHARED64_CUH
+#define TRANSPOSE_SHARED64_CUH
 
 #include <stddef.h>
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, VEC, the block shape, chunk_slot(), store_float4(), vec4_fits()
+#include "tile64.cuh"   // TILE, VEC, the block shape, chunk_slot(), store_float4(), vec4_fits(),
+                        // transpose_tile_words()
 
 /**
  * @brief The 16-byte kernel: 4 float4 loads and 4 float4 stores per thread
@@ -84,16 +86,39 @@ transpose_shared64_vec4(const float *__restrict__ in, float *__restrict__ out,
 }
 
 /**
- * @brief Launch transpose_shared64_vec4(): one 32x8 block per 64x64 tile,
- *        tiles along rows (blockIdx.x runs along a row of tiles), the grid
- *        clamped to its limits. Only where vec4_fits(in, out, rows, cols).
+ * @brief The 4-byte kernel: the same 64x64 tile and 32x8 block for any shape
+ *        and any 4-byte-aligned pointers, with 16 loads in flight per thread
+ *        (transpose_tile_words() in common/tile64.cuh).
  */
-static inline size_t shared64_vec4_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+static __global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)
+transpose_shared64_scalar(const float *__restrict__ in, float *__restrict__ out,
+                          size_t rows, size_t cols)
+{
+    __shared__ float tile[TILE * TILE];   // 16 KB, laid out by word_slot()
+
+    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_x = ceil_div(cols, TILE);
+    for (size_t tile_y = blockIdx.y; tile_y < tiles_y; tile_y += gridDim.y)
+        for (size_t tile_x = blockIdx.x; tile_x < tiles_x; tile_x += gridDim.x)
+            transpose_tile_words<load_through_registers>(tile, in, out, rows, cols, tile_y * TILE,
+                                                         tile_x * TILE, threadIdx.x, threadIdx.y);
+}
+
+/**
+ * @brief Launch one 32x8 block per 64x64 tile, tiles along rows (blockIdx.x
+ *        runs along a row of tiles), the grid clamped to its limits: the
+ *        16-byte kernel when @p vectors and vec4_fits(), else the 4-byte one.
+ */
+static inline size_t shared64_launch(const float *in, float *out, size_t rows, size_t cols, bool vectors,
+                                     cudaStream_t stream)
 {
     const dim3 block(BLOCK_COLS, BLOCK_ROWS);
     const dim3 grid = grid_for_tiles(ceil_div(cols, TILE), ceil_div(rows, TILE));
-    transpose_shared64_vec4<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    if (vectors && vec4_fits(in, out, rows, cols))
+        transpose_shared64_vec4<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    else
+        transpose_shared64_scalar<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 
-#endif /* TRANSPOSE_SHARED64_VEC4_CUH */
+#endif /* TRANSPOSE_SHARED64_CUH */
