@@ -8,22 +8,25 @@
  * shape, the pointers and the GPU, between launches that are each
  * bit-exact on every shape:
  *
- * | the matrix                                          | launch                                   |
- * | --------------------------------------------------- | ---------------------------------------- |
- * | fewer rows than a tile (rows < 64), or one column   | step 11's chunk kernel on step 10's grid |
- * | fewer columns than a tile (cols < 64)               | step 09's launch                         |
- * | rows of whole aligned chunks, up to the GPU's limit | step 09's launch (its 16-byte kernel)    |
- * | anything else                                       | step 11's default                        |
+ * | the matrix                                       | launch                              |
+ * | ------------------------------------------------ | ----------------------------------- |
+ * | rows < 64, or cols = 1                           | step 11's chunk kernel, step 10's grid |
+ * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
+ * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
+ * | rows of whole aligned chunks, up to the GPU's limit | step 09's launch (16-byte kernel) |
+ * | anything else                                    | step 11's default                   |
  *
  * Why each row: on a matrix with few rows, a sector run covers a few
  * floats and its bookkeeping costs more than the split sectors it saves.
  * On a matrix with few columns, each tile of step 09's row-wise grid is
- * one contiguous stretch of `in`. Up to a size that depends on the GPU,
- * step 09's 16-byte kernel was measured ahead of step 11's; beyond it,
- * and wherever rows are not whole aligned chunks, step 11's kernel was.
- * The limit of each GPU measured is read off its committed sweep by
- * tools/answer_tuning.py into common/answer_tuning.h; any other GPU gets
- * its L2 size, below which step 09's kernel led on every GPU measured.
+ * one contiguous stretch of `in`; but the 4-byte kernel's warp loads 32
+ * columns of a row, so on fewer most of its lanes idle. Up to a size that
+ * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
+ * 11's; beyond it, and wherever rows are not whole aligned chunks, step
+ * 11's kernel was. The limit of each GPU measured is read off its
+ * committed sweep by tools/answer_tuning.py into common/answer_tuning.h;
+ * any other GPU gets its L2 size, below which step 09's kernel led on
+ * every GPU measured.
  * docs/steps/12_tma.md has the numbers.
  *
  * pick_answer() and answer_vec4_limit() are the decision alone, so
@@ -60,7 +63,7 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, siz
     if (rows < TILE || cols == 1)
         return ANSWER_CHUNKS;
     if (cols < TILE)
-        return ANSWER_SHARED64;
+        return vec4 || cols >= BLOCK_COLS ? ANSWER_SHARED64 : ANSWER_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
     return vec4 && bytes <= vec4_limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
 }
