@@ -57,7 +57,8 @@ way (the text between the two markers is the value):
   <!-- V step=02 shape=8192x8192 col=pct_of_copy -->38.9 %<!-- /V -->
       the default kernel of step 02 at 8192x8192, from <gpu>.csv; kernel=NAME
       picks a variant, kernel=copy_bound or kernel=cublas a baseline of that
-      step's run.  col is one of median_ms, gbps, pct_of_copy, vs_cublas.
+      step's run.  col is one of median_ms, min_ms, gbps, pct_of_copy,
+      vs_cublas.
   <!-- V flush=write kernel=tma shape=2048x2048 col=pct_of_copy -->99.4 %<!-- /V -->
       one row of the timing study, <gpu>-timing.csv (flush=read or write).
   <!-- V max=pct_of_copy min_side=2048 -->100.0 %<!-- /V -->
@@ -68,6 +69,9 @@ way (the text between the two markers is the value):
       col is one of median_ms, gbps, pct_of_copy, vs_tutorial.
   <!-- V step=06 kernel=shared_32x8 shape=4096x4096 metric=NAME -->...<!-- /V -->
       one Nsight Compute metric of <gpu>-profile.csv.
+  <!-- V tuning=vec4_limit -->64 MiB<!-- /V -->
+      the size up to which step 12's answer runs step 09's 16-byte kernel on
+      this GPU, read off <gpu>.csv by tools/answer_tuning.py.
   Each takes gpu= as well.
 
 Shapes are written ROWSxCOLS or ROWSxCOLS+OFFSET.  Marker lines must stand
@@ -88,6 +92,7 @@ import os
 import re
 import sys
 
+import answer_tuning
 import metrics
 import results
 from results import Shape
@@ -828,12 +833,12 @@ def render_reference(src, gpu, params, where, doc_dir):
 
 INLINE = re.compile(r"<!-- V ([^>]*?) -->(.*?)<!-- /V -->")
 # The columns a marker may quote, and how each is written in a sentence.
-MEASURED_FORMATS = {"median_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
+MEASURED_FORMATS = {"median_ms": fmt_ms, "min_ms": fmt_ms, "gbps": lambda t: "{:,.0f}".format(number(t)),
                     "pct_of_copy": fmt_pct}
 BENCH_FORMATS = dict(MEASURED_FORMATS, vs_cublas=fmt_ratio)
 PEER_FORMATS = dict(MEASURED_FORMATS, vs_tutorial=fmt_ratio)
 INLINE_KEYS = {"step", "kernel", "shape", "col", "peer", "metric", "gpu", "flush", "max",
-               "min_side"}
+               "min_side", "tuning"}
 
 
 def measured(text, where, what):
@@ -882,6 +887,8 @@ def inline_value(src, gpu, params, where):
     what = " ".join("%s=%s" % kv for kv in sorted(params.items()))
     if "max" in params:
         return inline_max(src, gpu, params, where)
+    if "tuning" in params:
+        return inline_tuning(src, gpu, params, where)
     shape = shape_list(params, "shape", where)[0]
     if "flush" in params:
         for row in src.timing(gpu).rows or []:
@@ -928,6 +935,19 @@ def inline_max(src, gpu, params, where):
         raise MarkerError("%s: no kernel of %s has both sides >= %d"
                           % (where, src.bench(gpu).path, side))
     return fmt_pct(str(max(values)))
+
+
+def inline_tuning(src, gpu, params, where):
+    """tuning=vec4_limit: the size up to which step 12's answer runs step 09's
+    16-byte kernel on this GPU, read off its sweep as tools/answer_tuning.py
+    reads it into common/answer_tuning.h."""
+    if params["tuning"] != "vec4_limit":
+        raise MarkerError("%s: tuning= takes vec4_limit" % where)
+    limit = answer_tuning.vec4_limit(answer_tuning.lead_by_size(src.bench(gpu).rows or []))
+    if limit == 0:
+        raise MarkerError("%s: %s gives step 09's kernel no lead at any size"
+                          % (where, src.bench(gpu).path))
+    return "%d MiB" % (limit >> 20)
 
 
 def render_inline(path, lines, default_gpu, src):

@@ -20,8 +20,9 @@
  *
  * ## The answer
  * The default, `answer`, is what the measurements leave: step 09's
- * kernel on aligned matrices up to twice the L2, the chunk kernel on
- * matrices thinner than a tile, step 11's elsewhere (common/answer.cuh).
+ * kernel on aligned matrices up to a size measured per GPU, step 09's or
+ * the chunk kernel on matrices thinner than a tile, step 11's elsewhere
+ * (common/answer.cuh).
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -304,7 +305,7 @@ static size_t launch_producer_warp(const float *in, float *out, size_t rows, siz
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
-    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and L2 size (common/answer.cuh)",
+    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (common/answer.cuh)",
      launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
