@@ -40,7 +40,6 @@ transpose_shared64_vec4(const float *__restrict__ in, float *__restrict__ out,
     const unsigned block_col = tid / CHUNKS_PER_ROW;   // 4-column group of the tile = 4 rows of `out`
     // `out` as float4s: 16-byte aligned, and rows % 4 == 0 makes each of its rows whole float4s.
     float4 *out4 = reinterpret_cast<float4 *>(out);
-    const size_t row_float4s = rows / VEC;
 
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles_x = ceil_div(cols, TILE);
@@ -67,19 +66,7 @@ transpose_shared64_vec4(const float *__restrict__ in, float *__restrict__ out,
             __syncthreads();   // the whole tile is in shared memory
 
             // Store: read the 4x4 block as 4 rows, write it as 4 columns.
-            if (group * VEC < height && block_col * VEC < width) {
-                float4 b[VEC];   // b[k] = tile row group*4 + k, columns block_col*4 .. +3
-#pragma unroll
-                for (unsigned k = 0; k < VEC; ++k)
-                    b[k] = tile[chunk_slot(group * VEC + k, block_col)];
-                // Column j of the block is 4 floats of `out` row col0 + block_col*4 + j, from
-                // column row0 + group*4 on: float4 number `first` + j * row_float4s.
-                const size_t first = ((col0 + block_col * VEC) * rows + row0 + group * VEC) / VEC;
-                store_float4(out4, first, make_float4(b[0].x, b[1].x, b[2].x, b[3].x));
-                store_float4(out4, first + row_float4s, make_float4(b[0].y, b[1].y, b[2].y, b[3].y));
-                store_float4(out4, first + 2 * row_float4s, make_float4(b[0].z, b[1].z, b[2].z, b[3].z));
-                store_float4(out4, first + 3 * row_float4s, make_float4(b[0].w, b[1].w, b[2].w, b[3].w));
-            }
+            store_block_vec4(tile, out4, rows, row0, col0, height, width, group, block_col);
             __syncthreads();   // everyone is done reading before the next tile overwrites it
         }
     }

@@ -95,6 +95,35 @@ static __device__ __forceinline__ void store_float4(float4 *out4, size_t index, 
     out4[index] = v;
 }
 
+/**
+ * @brief The store half of the 16-byte kernels of steps 09 and 10: the
+ *        thread whose 4x4 block is (@p group, @p block_col) reads it from
+ *        the chunk-swizzled tile as 4 rows and writes it as 4 columns, each
+ *        one chunk of a row of `out` (step 05's register transpose).
+ *
+ * The tile starts at (@p row0, @p col0) of a matrix of @p rows rows and is
+ * @p height x @p width; both are multiples of 4 where these kernels run.
+ */
+static __device__ __forceinline__ void store_block_vec4(const float4 *tile, float4 *out4, size_t rows,
+                                                        size_t row0, size_t col0, unsigned height,
+                                                        unsigned width, unsigned group, unsigned block_col)
+{
+    if (group * VEC >= height || block_col * VEC >= width)
+        return;
+    const size_t row_float4s = rows / VEC;   // rows % 4 == 0 makes each row of `out` whole float4s
+    float4 b[VEC];                           // b[k] = tile row group*4 + k, columns block_col*4 .. +3
+#pragma unroll
+    for (unsigned k = 0; k < VEC; ++k)
+        b[k] = tile[chunk_slot(group * VEC + k, block_col)];
+    // Column j of the block is 4 floats of `out` row col0 + block_col*4 + j, from
+    // column row0 + group*4 on: float4 number `first` + j * row_float4s.
+    const size_t first = ((col0 + block_col * VEC) * rows + row0 + group * VEC) / VEC;
+    store_float4(out4, first, make_float4(b[0].x, b[1].x, b[2].x, b[3].x));
+    store_float4(out4, first + row_float4s, make_float4(b[0].y, b[1].y, b[2].y, b[3].y));
+    store_float4(out4, first + 2 * row_float4s, make_float4(b[0].z, b[1].z, b[2].z, b[3].z));
+    store_float4(out4, first + 3 * row_float4s, make_float4(b[0].w, b[1].w, b[2].w, b[3].w));
+}
+
 /** @brief Rows (or columns) of the tile that starts at @p first of @p n: TILE except at the edge. */
 static __host__ __device__ __forceinline__ unsigned tile_extent(size_t n, size_t first)
 {
