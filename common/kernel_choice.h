@@ -67,4 +67,26 @@ static inline transpose_launcher chosen_launcher(const kernel_choice *choices, i
     return choices[0].launch;
 }
 
+/**
+ * @brief Define `static size_t NAME(in, out, rows, cols, stream)`, a
+ *        ::transpose_launcher that runs the entry of @p CHOICES that
+ *        GRADE_KERNEL names, as the grader's row @p ROW ("student" or
+ *        "reference").
+ *
+ * The environment is read on the first launch and the pick kept, so every
+ * timed run launches the same kernel. An exercise file writes
+ *
+ *     KERNEL_CHOICE_LAUNCHER(launch_chosen, choices, "student")
+ *
+ * and names `launch_chosen` in its ::kernel_variant.
+ */
+#define KERNEL_CHOICE_LAUNCHER(NAME, CHOICES, ROW)                                                   \
+    static size_t NAME(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)   \
+    {                                                                                                \
+        static transpose_launcher launch = NULL;                                                     \
+        if (launch == NULL)                                                                          \
+            launch = chosen_launcher(CHOICES, CHOICE_COUNT(CHOICES), ROW);                           \
+        return launch(in, out, rows, cols, stream);                                                  \
+    }
+
 #endif /* EXERCISE_KERNEL_CHOICE_H */
