@@ -26,7 +26,8 @@
  * 11's kernel was. The limit of each GPU measured is read off its
  * committed sweep by tools/answer_tuning.py into common/answer_tuning.h;
  * any other GPU gets its L2 size, below which step 09's kernel led on
- * every GPU measured.
+ * every GPU measured. `make narrow-study` measures the rows for narrow
+ * matrices (appendix 12).
  * docs/steps/12_tma.md has the numbers.
  *
  * pick_answer() and answer_vec4_limit() are the decision alone, so

@@ -3,6 +3,7 @@
 #   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05"] [BENCH_ARGS="--reps 50"]
 #   make bench RESUME=1        go on with a sweep that was cut short
 #   make plot tables [GPU=h200]
+#   make narrow-study [GPU=h200]   step 12's rule on matrices narrower than a tile
 #
 # GPU names the result files: docs/results/<gpu>.csv and friends.  bench
 # defaults to the GPU that nvidia-smi sees ("NVIDIA H200" -> h200); plot and
@@ -15,11 +16,14 @@ bench_comma := ,
 # Steps to build and run: all of them unless STEPS names some.
 BENCH_STEPS  = $(if $(STEPS),$(subst $(bench_comma), ,$(STEPS)),$(STEP_NUMS))
 
-.PHONY: bench plot tables tables-check
+.PHONY: bench plot tables tables-check narrow-study
 
 bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
 	@BUILD='$(BUILD)' GPU='$(GPU)' SHAPES='$(SHAPES)' STEPS='$(STEPS)' BENCH_ARGS='$(BENCH_ARGS)' RESUME='$(RESUME)' \
 	  BENCH_COMMAND='make bench' bash tools/bench.sh
+
+narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and step 12's answer on matrices of 2-63 columns -> docs/results/<gpu>-narrow.csv
+	@BUILD='$(BUILD)' GPU='$(GPU)' NARROW_COMMAND='make narrow-study' bash tools/narrow_study.sh
 
 plot: ## draw docs/img/<gpu>-ladder and <gpu>-sizes (.svg, .png) from docs/results/<gpu>.csv (needs gnuplot)
 	@GPU='$(GPU)' bash tools/plot.sh

@@ -45,11 +45,12 @@ CHALLENGER = ("11", "any_shape")  # step 11's default
 
 
 def sweep_files(folder: str) -> list[str]:
-    """<folder>/<gpu>.csv for every GPU whose sweep is there (docs/results/)."""
+    """<folder>/<gpu>.csv for every GPU whose sweep is there (docs/results/):
+    the CSVs whose env file says `make bench` wrote them."""
     found = []
     for env in sorted(glob.glob(os.path.join(folder, "*-env.txt"))):
         stem = env[: -len("-env.txt")]
-        if not any(stem.endswith(s) for s in ("-peers", "-timing")) and os.path.exists(stem + ".csv"):
+        if "make bench" in results.read_env(env).get("command", "") and os.path.exists(stem + ".csv"):
             found.append(stem + ".csv")
     return found
 

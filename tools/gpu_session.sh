@@ -8,6 +8,7 @@
 #                                  the last (its make run)           -> docs/results/<gpu>-reports.txt
 #   tools/gpu_session.sh bench     the shape sweep                   -> docs/results/<gpu>.csv, <gpu>-env.txt
 #                                  the old and new L2 flush          -> docs/results/<gpu>-timing.csv
+#                                  step 12's rule on narrow matrices -> docs/results/<gpu>-narrow.csv
 #   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/ncu_profile.py
 #                                                                    -> docs/results/<gpu>-profile.csv
 #                                  the other libraries               -> docs/results/<gpu>-peers.csv
@@ -113,6 +114,7 @@ run_bench() {
     fi
     make bench GPU="$GPU" RESUME="$resume" || status=1
     make timing-study GPU="$GPU" || status=1
+    make narrow-study GPU="$GPU" || status=1
     return "$status"
 }
 

@@ -13,11 +13,13 @@ lies between them:
       step's bounds (role `bound`: copies, not transposes) come last, marked.
       The baselines are those of the FIRST listed step's run at that shape;
       the ratios of every row are the ones its own run printed.
-  <!-- BEGIN COMPACT steps=10,11,12 shapes=8192x8192,10007x7919 [variants=12] [gpu=h200] -->
+  <!-- BEGIN COMPACT steps=10,11,12 shapes=8192x8192,10007x7919 [variants=12] [study=NAME] [gpu=h200] -->
   <!-- END COMPACT -->
       one row per kernel and shape, with the copy bound and cuBLAS of the
       kernel's own run as columns; variants= limits the variants to those
-      steps, the others show their default kernel alone.
+      steps, the others show their default kernel alone.  study=NAME reads
+      <gpu>-NAME.csv (a study such as tools/narrow_study.sh) instead of the
+      sweep <gpu>.csv.
   <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [baselines=yes]
        [gpu=h200] -->   (on one line)
   <!-- END PROFILE -->
@@ -180,6 +182,11 @@ class Sources:
     def timing(self, gpu: str) -> Loaded:
         return self._load(("timing", gpu), "%s/%s-timing.csv" % (RESULTS, gpu),
                           results.load_timing, self._env_origin(gpu, gpu + "-timing"))
+
+    def study(self, gpu: str, name: str) -> Loaded:
+        """docs/results/<gpu>-<name>.csv: a study's step-program rows (bench layout)."""
+        return self._load(("study", gpu, name), "%s/%s-%s.csv" % (RESULTS, gpu, name),
+                          results.load_bench, self._env_origin(gpu, "%s-%s" % (gpu, name)))
 
     def runs(self, gpu: str) -> dict:
         """The bench rows of gpu grouped by run: {(step, Shape): rows}."""
@@ -385,10 +392,10 @@ def render_compact(src, gpu, params, where, doc_dir):
     steps = step_list(params, "steps", where)
     shapes = shape_list(params, "shapes", where)
     with_variants = set(step_list(params, "variants", where, required=False) or steps)
-    loaded = src.bench(gpu)
+    loaded = src.study(gpu, params["study"]) if "study" in params else src.bench(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
-    runs = src.runs(gpu)
+    runs = results.group_runs(loaded.rows)
     defaults = default_kernels(runs)
     body = []
     for shape in shapes:
@@ -984,7 +991,7 @@ def parse_params(text, where):
 
 RENDERERS = {
     "TABLE": (render_table, {"steps", "shapes", "gpu"}),
-    "COMPACT": (render_compact, {"steps", "shapes", "variants", "gpu"}),
+    "COMPACT": (render_compact, {"steps", "shapes", "variants", "gpu", "study"}),
     "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
     "LADDER": (render_ladder, {"shape", "gpu"}),
     "PEERS": (render_peers, {"shapes", "gpu"}),
