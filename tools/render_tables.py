@@ -20,6 +20,11 @@ lies between them:
       steps, the others show their default kernel alone.  study=NAME reads
       <gpu>-NAME.csv (a study such as tools/narrow_study.sh) instead of the
       sweep <gpu>.csv.
+  <!-- BEGIN GAPS step=12 [over=1] [gpu=h200] -->
+  <!-- END GAPS -->
+      every swept shape where the step's default kernel trails the fastest
+      kernel of any step by more than `over` points of % of copy, with the
+      ratios of their median and fastest times.
   <!-- BEGIN PROFILE steps=06,07 shape=4096x4096 metrics=a,b,c [baselines=yes]
        [gpu=h200] -->   (on one line)
   <!-- END PROFILE -->
@@ -103,7 +108,7 @@ ROOT = results.ROOT
 RESULTS = "docs/results"
 REFERENCE_CSV = "docs/reference-timings.csv"
 REFERENCE_MD = "docs/reference-timings.md"
-KINDS = ("TABLE", "COMPACT", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE",
+KINDS = ("TABLE", "COMPACT", "GAPS", "PROFILE", "LADDER", "PEERS", "BAR", "STEPS", "EXPECTED", "REFERENCE",
          "TIMING")
 BEGIN = re.compile(r"^\s*<!-- BEGIN (%s)\b(.*?)-->\s*$" % "|".join(KINDS))
 END = re.compile(r"^\s*<!-- END (%s) -->\s*$" % "|".join(KINDS))
@@ -494,6 +499,56 @@ def best_in_tutorial(runs, shape, column):
         return "-"
     value, step, kernel = best
     return "%s %s: %s" % (step, kernel, bar_value(column, value))
+
+
+def render_gaps(src, gpu, params, where, doc_dir):
+    """Every swept shape where step @p step's default kernel trails the best
+    kernel of any step by more than @p over points of % of copy, with the
+    ratio of their fastest runs beside the ratio of their medians."""
+    step = step_list(params, "step", where)[0]
+    try:
+        over = float(params.get("over", "1"))
+    except ValueError as err:
+        raise MarkerError("%s: over= takes a number of points" % where) from err
+    loaded = src.bench(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    runs = src.runs(gpu)
+    body = []
+    shapes = sorted({shape for (s, shape) in runs if s == step},
+                    key=lambda sh: (sh.rows * sh.cols, sh.rows, sh.offset))
+    for shape in shapes:
+        ours = results.default_kernel(runs[(step, shape)])
+        best = None
+        for (other, measured_at), run in runs.items():
+            if measured_at != shape:
+                continue
+            for row in results.kernel_rows(run):
+                value = number(row["pct_of_copy"])
+                if row is not ours and value is not None and (
+                        best is None or value > number(best[1]["pct_of_copy"])):
+                    best = (other, row)
+        if ours is None or best is None or number(ours["pct_of_copy"]) is None:
+            continue
+        gap = number(best[1]["pct_of_copy"]) - number(ours["pct_of_copy"])
+        if gap <= over:
+            continue
+        body.append([shape.label(), fmt_pct(ours["pct_of_copy"]),
+                     "%s %s: %s" % (best[0], best[1]["kernel"], fmt_pct(best[1]["pct_of_copy"])),
+                     "%.1f" % gap,
+                     "%.3f" % (number(ours["median_ms"]) / number(best[1]["median_ms"])),
+                     "%.3f" % (number(ours["min_ms"]) / number(best[1]["min_ms"]))])
+    points = params.get("over", "1")
+    note = ("Step %s's default kernel against the fastest kernel of any step, at every swept shape "
+            "where it trails by more than %s point%s of %% of copy (each from its own run). "
+            "Time ratios above 1 mean step %s is slower; where the fastest runs agree "
+            "and only the medians differ, the gap is the run, not the kernel."
+            % (step, points, "" if over == 1 else "s", step))
+    if not body:
+        return [loaded.line, "", note, "", "*No such shape.*"]
+    return [loaded.line, "", note, ""] + table(
+        ["shape", "step %s" % step, "fastest in the tutorial", "gap (points)",
+         "median time ratio", "fastest-run time ratio"], body)
 
 
 def peer_rows(peers, shapes, most_behind):
@@ -992,6 +1047,7 @@ def parse_params(text, where):
 RENDERERS = {
     "TABLE": (render_table, {"steps", "shapes", "gpu"}),
     "COMPACT": (render_compact, {"steps", "shapes", "variants", "gpu", "study"}),
+    "GAPS": (render_gaps, {"step", "over", "gpu"}),
     "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
     "LADDER": (render_ladder, {"shape", "gpu"}),
     "PEERS": (render_peers, {"shapes", "gpu"}),
