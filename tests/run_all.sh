@@ -654,6 +654,55 @@ PY
     fi
 }
 
+# narrow_study_tests: appendix 12 says step 12's answer is level (within a point)
+# with the faster of step 09's launch and step 11's chunk kernel at every width
+# of docs/results/<gpu>-narrow.csv; the claim is checked on each committed file,
+# and a file where the answer falls behind must be caught.
+narrow_level() {
+    python3 - "$1" <<'PY'
+import csv, sys
+best, ours = {}, {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["role"] != "kernel" or not r["pct_of_copy"]:
+        continue
+    shape, value = (r["rows"], r["cols"], r["offset"]), float(r["pct_of_copy"])
+    if r["step"] == "12":
+        ours[shape] = value
+    else:
+        best[shape] = max(best.get(shape, 0.0), value)
+behind = ["%sx%s" % s[:2] for s in best if s not in ours or ours[s] < best[s] - 1.0]
+print(" ".join(behind))
+sys.exit(1 if behind or not best else 0)
+PY
+}
+narrow_study_tests() {
+    local file behind planted=$LOG/narrow-planted.csv
+    for file in docs/results/*-narrow.csv; do
+        [ -f "$file" ] || continue
+        if behind=$(narrow_level "$file"); then
+            pass "$file: step 12's answer is level with step 09 or step 11 at every width"
+        else
+            fail "$file: step 12's answer trails by more than a point at: $behind (appendix 12 says it does not)"
+        fi
+    done
+    python3 - docs/results/h200-narrow.csv "$planted" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["step"] == "12" and r["role"] == "kernel" and r["cols"] == "33":
+        r["pct_of_copy"] = "%.2f" % (float(r["pct_of_copy"]) - 5)
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+    if behind=$(narrow_level "$planted"); then
+        fail "a narrow study where the answer trails by 5 points at 33 columns was not caught"
+    else
+        pass "a narrow study where the answer trails at 33 columns is caught ($behind)"
+    fi
+}
+
 # profile_rows_kept: tools/results.py drop-steps (gpu_session.sh's RERUN_STEPS)
 # removes the named steps' rows of a profile and keeps every other row as it was.
 profile_rows_kept() {
@@ -791,6 +840,7 @@ docs_section() {
     fi
     if [ -f tools/render_tables.py ] && command -v python3 >/dev/null; then inline_value_tests; fi
     if [ -f tools/answer_tuning.py ] && command -v python3 >/dev/null; then answer_tuning_tests; fi
+    if command -v python3 >/dev/null; then narrow_study_tests; fi
     copy_bound_respected
     profile_rows_kept
     sweep_split_merges_back
