@@ -484,9 +484,9 @@ def bar_value(column, value):
     return "%.1f %%" % value if column == "pct_of_copy" else "%.3fx" % value
 
 
-def best_in_tutorial(runs, shape, column):
-    """The best value of @p column over every kernel of every step run at @p
-    shape, as "NN kernel: value" (each value from its own run), or "-"."""
+def best_kernel(runs, shape, column):
+    """(value, step, row) of the kernel of any step run at @p shape with the
+    highest @p column (each value from its own run), or None."""
     best = None
     for (step, measured_at), run in runs.items():
         if measured_at != shape:
@@ -494,11 +494,17 @@ def best_in_tutorial(runs, shape, column):
         for row in results.kernel_rows(run):
             value = number(row[column])
             if value is not None and (best is None or value > best[0]):
-                best = (value, step, row["kernel"])
+                best = (value, step, row)
+    return best
+
+
+def best_in_tutorial(runs, shape, column):
+    """best_kernel() as "NN kernel: value", or "-"."""
+    best = best_kernel(runs, shape, column)
     if best is None:
         return "-"
-    value, step, kernel = best
-    return "%s %s: %s" % (step, kernel, bar_value(column, value))
+    value, step, row = best
+    return "%s %s: %s" % (step, row["kernel"], bar_value(column, value))
 
 
 def render_gaps(src, gpu, params, where, doc_dir):
@@ -510,6 +516,8 @@ def render_gaps(src, gpu, params, where, doc_dir):
         over = float(params.get("over", "1"))
     except ValueError as err:
         raise MarkerError("%s: over= takes a number of points" % where) from err
+    if over < 0:
+        raise MarkerError("%s: over= takes a number of points, 0 or more" % where)
     loaded = src.bench(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
@@ -519,25 +527,18 @@ def render_gaps(src, gpu, params, where, doc_dir):
                     key=lambda sh: (sh.rows * sh.cols, sh.rows, sh.offset))
     for shape in shapes:
         ours = results.default_kernel(runs[(step, shape)])
-        best = None
-        for (other, measured_at), run in runs.items():
-            if measured_at != shape:
-                continue
-            for row in results.kernel_rows(run):
-                value = number(row["pct_of_copy"])
-                if row is not ours and value is not None and (
-                        best is None or value > number(best[1]["pct_of_copy"])):
-                    best = (other, row)
+        best = best_kernel(runs, shape, "pct_of_copy")
         if ours is None or best is None or number(ours["pct_of_copy"]) is None:
             continue
-        gap = number(best[1]["pct_of_copy"]) - number(ours["pct_of_copy"])
-        if gap <= over:
+        value, other, row = best
+        gap = value - number(ours["pct_of_copy"])
+        if gap <= over:   # 0 where the step's own kernel is the best
             continue
         body.append([shape.label(), fmt_pct(ours["pct_of_copy"]),
-                     "%s %s: %s" % (best[0], best[1]["kernel"], fmt_pct(best[1]["pct_of_copy"])),
+                     "%s %s: %s" % (other, row["kernel"], fmt_pct(row["pct_of_copy"])),
                      "%.1f" % gap,
-                     "%.3f" % (number(ours["median_ms"]) / number(best[1]["median_ms"])),
-                     "%.3f" % (number(ours["min_ms"]) / number(best[1]["min_ms"]))])
+                     "%.3f" % (number(ours["median_ms"]) / number(row["median_ms"])),
+                     "%.3f" % (number(ours["min_ms"]) / number(row["min_ms"]))])
     points = params.get("over", "1")
     note = ("Step %s's default kernel against the fastest kernel of any step, at every swept shape "
             "where it trails by more than %s point%s of %% of copy (each from its own run). "
