@@ -618,6 +618,24 @@ for r in csv.DictReader(open("docs/results/h200.csv")):
     rm -f "$doc"
 }
 
+# lower_pct SRC DST POINTS STEP KERNEL SHAPE...: a copy of the results file SRC
+# in which step STEP's kernel KERNEL is POINTS points of % of copy slower at each
+# SHAPE (ROWSxCOLS, offset 0): a planted measurement for a checker to catch.
+lower_pct() {
+    python3 - "$@" <<'PY'
+import csv, sys
+src, dst, points, step, kernel, shapes = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5], set(sys.argv[6:])
+rows = list(csv.DictReader(open(src)))
+for r in rows:
+    if (r["step"], r["kernel"], r["offset"]) == (step, kernel, "0") and "%sx%s" % (r["rows"], r["cols"]) in shapes:
+        r["pct_of_copy"] = "%.2f" % (float(r["pct_of_copy"]) - points)
+with open(dst, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+}
+
 # answer_tuning_tests: common/answer_tuning.h (step 12's measured limits) matches
 # the committed sweeps; a limit typed over is caught; and a sweep in which step
 # 09's kernel no longer leads at 64 MiB moves that GPU's limit down.
@@ -635,17 +653,7 @@ answer_tuning_tests() {
     else fail "a limit typed into common/answer_tuning.h: --check exit $rc, expected 1"; fi
     cp docs/results/h200-env.txt "$dir/"
     # Step 09's kernel 10 points slower at the three 64 MiB shapes: the H200's limit must fall below 64 MiB.
-    python3 - "$dir/h200.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open("docs/results/h200.csv")))
-for r in rows:
-    if (r["step"], r["kernel"], r["offset"]) == ("09", "vec4", "0") and int(r["rows"]) * int(r["cols"]) == 1 << 24:
-        r["pct_of_copy"] = "%.2f" % (float(r["pct_of_copy"]) - 10)
-with open(sys.argv[1], "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rows[0]))
-    w.writeheader()
-    w.writerows(rows)
-PY
+    lower_pct docs/results/h200.csv "$dir/h200.csv" 10 09 vec4 2048x8192 4096x4096 8192x2048
     python3 tools/answer_tuning.py --results "$dir" --header "$dir/moved.h" >/dev/null 2>&1
     if grep -q '"NVIDIA H200", 65536000ull' "$dir/moved.h" 2>/dev/null; then
         pass "a sweep where step 09's kernel trails at 64 MiB moves the H200's limit to 62 MiB"
@@ -685,17 +693,7 @@ narrow_study_tests() {
             fail "$file: step 12's answer trails by more than a point at: $behind (appendix 12 says it does not)"
         fi
     done
-    python3 - docs/results/h200-narrow.csv "$planted" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-for r in rows:
-    if r["step"] == "12" and r["role"] == "kernel" and r["cols"] == "33":
-        r["pct_of_copy"] = "%.2f" % (float(r["pct_of_copy"]) - 5)
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rows[0]))
-    w.writeheader()
-    w.writerows(rows)
-PY
+    lower_pct docs/results/h200-narrow.csv "$planted" 5 12 answer 1000003x33
     if behind=$(narrow_level "$planted"); then
         fail "a narrow study where the answer trails by 5 points at 33 columns was not caught"
     else
