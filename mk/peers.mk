@@ -2,6 +2,8 @@
 #
 #   make peers [GPU=h200] [PEERS_ARGS="--shapes 8192x8192 --reps 50"]
 #   make peers-lib            only build build/peers/libtutorial.so
+#   make peers-profile [GPU=h200]   Nsight Compute counters of the peers that
+#                             the write-ups' PROFILE tables name (peers=...)
 #   make timing-study [GPU=h200]
 #
 # tools/peers.py times, in one Python process and on the same input tensor,
@@ -29,12 +31,18 @@ PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
 PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_STEP_SRC) tools/peer_lib.cu)
 PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
 
-.PHONY: peers peers-lib timing-study
+.PHONY: peers peers-lib peers-profile timing-study
 
 peers: $(PEERS_LIB) ## time the last step beside cuBLAS, PyTorch, Triton, JAX, CuPy, cuTENSOR -> docs/results/<gpu>-peers.csv
 	@python3 tools/peers.py --lib $(PEERS_LIB) $(if $(GPU),--gpu $(GPU)) $(PEERS_ARGS)
 
 peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the last step's default kernel for tools/peers.py
+
+# Checks for a GPU and ncu before building anything, as make profile does.
+peers-profile: ## Nsight Compute counters of the peers the write-ups name -> docs/results/<gpu>-peers-profile.csv
+	@bash tools/profile.sh --check-env
+	@$(MAKE) --no-print-directory $(PEERS_LIB)
+	@bash tools/profile.sh --peers --lib $(PEERS_LIB) $(if $(GPU),--csv docs/results/$(GPU)-peers-profile.csv)
 
 $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)
 	$(call say,LINK,$@)

@@ -12,6 +12,7 @@
 #   tools/gpu_session.sh profile   Nsight Compute, by the plan of tools/ncu_profile.py
 #                                                                    -> docs/results/<gpu>-profile.csv
 #                                  the other libraries               -> docs/results/<gpu>-peers.csv
+#                                  and their Nsight Compute counters -> docs/results/<gpu>-peers-profile.csv
 #   tools/gpu_session.sh grade     reference timings of the solutions -> docs/reference-timings.*
 #                                  (an H200; another GPU: docs/results/<gpu>-reference-timings.csv)
 #                                  the grader on a folder of submissions -> docs/results/<gpu>-grade-batch.log
@@ -126,12 +127,14 @@ run_profile() {
         rm -f "$csv"
     fi
     # The plan: every step at 4096 x 4096, plus what the write-ups' PROFILE tables show.
-    while read -r step shape baselines; do
+    while read -r step shape baselines variant; do
         rerun_wanted "$step" || continue
-        PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape" ||
+        [ "$variant" = - ] && variant="" || variant=" --variant $variant"
+        PROFILE_CSV=$csv PROFILE_CUBLAS=$baselines make -s profile STEP="$step" ARGS="--shapes $shape$variant" ||
             status=1
     done < <(python3 tools/ncu_profile.py plan)
     timed peers make -s peers GPU="$GPU" || status=1
+    timed peers-profile make -s peers-profile GPU="$GPU" || status=1
     return "$status"
 }
 

@@ -75,6 +75,7 @@ GROUPS = [
         "smsp__average_warp_latency_issue_stalled_barrier.ratio":
             "stall: barrier (cycles / instruction)",
         "smsp__cycles_active.avg": "SM active cycles (average)",
+        "gpu__time_duration.sum": "duration (ns)",
     },
     {
         "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occupancy %",
@@ -83,6 +84,7 @@ GROUPS = [
         "launch__shared_mem_per_block_static": "static shared memory / block",
         "launch__shared_mem_per_block_dynamic": "dynamic shared memory / block",
         "launch__grid_size": "grid size (blocks)",
+        "launch__waves_per_multiprocessor": "waves per multiprocessor",
         "launch__block_size": "block size (threads)",
         "launch__thread_count": "threads launched",
     },

@@ -19,10 +19,22 @@ of tools/metrics.py after their inputs.
 
   tools/ncu_profile.py plan
 
-prints what a full profiling session measures, one `STEP SHAPE BASELINES`
-line per run: every step of steps/NN_*/ at 4096x4096, and every step and
-shape that a PROFILE table of the documentation shows (BASELINES is 1 where
-the table asks for the copy kernel and cuBLAS beside it: `baselines=yes`).
+prints what a full profiling session measures, one `STEP SHAPE BASELINES
+VARIANT` line per run: every step of steps/NN_*/ at 4096x4096, and every
+step and shape that a PROFILE table of the documentation shows (BASELINES is
+1 where the table asks for the copy kernel and cuBLAS beside it:
+`baselines=yes`; VARIANT is `-` for every variant of the step, or the one
+the table names with `variant=`).
+
+  tools/ncu_profile.py peers --ncu NCU [--lib LIB] [--csv PATH]
+
+profiles the peers of tools/peers.py that the documentation's PROFILE
+tables name (`peers=tutorial,torch.compile`), at their shapes: for each
+peer and shape, one run of `tools/peers.py --once` under ncu, with the
+peer's kernel-name pattern (its class's `kernels`) as the filter, so every
+kernel ncu sees is that peer's.  The rows go to
+docs/results/<gpu>-peers-profile.csv (`make peers-profile`), in the layout
+of the step profiles, with `peers` in the step column.
 
 The environment variables (PROFILE_CSV, PROFILE_CUBLAS, PROFILE_METRICS,
 PROFILE_KERNEL, PROFILE_GPU) are described in tools/profile.sh.
@@ -309,17 +321,26 @@ def profile_variants(profiler, variants, shape_args, kernel_filter) -> list[Colu
     return columns
 
 
+# The harness's own kernels (common/timing_kernels.cu): the L2 flush and the
+# hold that queues a batch of timed runs.  They are not baselines, and the
+# hold must not be profiled: ncu stops the host at each profiled launch, so
+# the host cannot release the hold, and it spins until its timeout.
+HARNESS_KERNELS = ("flush_by_reading", "hold_until_released")
+NOT_HARNESS = "regex:^(?!(%s)$)" % "|".join(HARNESS_KERNELS)
+
+
 def profile_baselines(profiler, first_variant, shape_args, own) -> list[Column]:
-    """The copy kernel and cuBLAS, from one timed run with no kernel filter.
+    """The copy kernel and cuBLAS, from one timed run of the step program.
 
     ncu only sees function names: every kernel that is neither the step's
-    own nor the copy kernel is the library's (its name is printed so you
-    can check).
+    own, nor the harness's, nor the copy kernel is the library's (its name
+    is printed so you can check).
     """
     launches = profiler.run(
-        None, ["--variant", first_variant, "--reps", "1", "--warmup", "0"] + shape_args,
+        NOT_HARNESS, ["--variant", first_variant, "--reps", "1", "--warmup", "0"] + shape_args,
         "baselines")
-    others = [(f, r) for f, r in first_per_function(launches) if f not in own]
+    others = [(f, r) for f, r in first_per_function(launches)
+              if f not in own and f not in HARNESS_KERNELS]
     library = [(f, r) for f, r in others if "copy" not in f.lower()]
     columns = []
     for function, row in others:
@@ -505,23 +526,35 @@ def command_run(args) -> int:
     return 0
 
 
-def profiling_plan(default_shape: Shape) -> list[tuple[str, Shape, bool]]:
-    """(step, shape, with baselines) of every run a full session profiles.
+ALL_VARIANTS = "-"   # the plan's VARIANT field when every variant is profiled
+
+
+def profiling_plan(default_shape: Shape) -> list[tuple[str, Shape, bool, str]]:
+    """(step, shape, with baselines, variant) of every run a full session profiles.
 
     Every step at the default shape, then every step and shape of a PROFILE
     table in the documentation; baselines where the table asks for them
-    (beside its last step).  Each (step, shape) is listed once.
+    (beside its last step).  variant is ALL_VARIANTS, or the one variant a
+    table asks for (`variant=answer`: a large shape, where each run of the
+    program under ncu takes a minute).  Each (step, shape) is listed once;
+    two tables that want different variants of it get them all.
     """
     import render_tables
 
     plan: dict = {}
     for step in results.step_dirs():
-        plan[(step.number, default_shape)] = False
-    for steps, shape, baselines in render_tables.profile_requests():
+        plan[(step.number, default_shape)] = (False, ALL_VARIANTS)
+    for steps, shape, baselines, variant in render_tables.profile_requests():
         for step in steps:
             with_baselines = baselines and step == steps[-1]
-            plan[(step, shape)] = plan.get((step, shape), False) or with_baselines
-    return [(step, shape, baselines) for (step, shape), baselines in plan.items()]
+            wanted = variant or ALL_VARIANTS
+            if (step, shape) in plan:
+                had_baselines, had = plan[(step, shape)]
+                with_baselines = with_baselines or had_baselines
+                wanted = had if had == wanted else ALL_VARIANTS
+            plan[(step, shape)] = (with_baselines, wanted)
+    return [(step, shape, baselines, variant)
+            for (step, shape), (baselines, variant) in plan.items()]
 
 
 def command_plan(args) -> int:
@@ -529,8 +562,105 @@ def command_plan(args) -> int:
         shape = Shape.parse(args.shape)
     except ValueError as err:
         raise ProfileError(str(err), 2) from err
-    for step, step_shape, baselines in profiling_plan(shape):
-        print("%s %s %d" % (step, step_shape, 1 if baselines else 0))
+    for step, step_shape, baselines, variant in profiling_plan(shape):
+        print("%s %s %d %s" % (step, step_shape, 1 if baselines else 0, variant))
+    return 0
+
+
+def peer_profiling_plan() -> list[tuple[Shape, list[str]]]:
+    """(shape, peers) of every PROFILE table that names peers, merged by shape."""
+    import render_tables
+
+    plan: dict = {}
+    for shape, keys in render_tables.peer_profile_requests():
+        for key in keys:
+            plan.setdefault(shape, [])
+            if key not in plan[shape]:
+                plan[shape].append(key)
+    return list(plan.items())
+
+
+def peer_patterns() -> dict:
+    """{peer key: its kernel-name pattern}, for the peers that have one."""
+    import peers   # tools/peers.py; imports Triton if it is there, not PyTorch
+
+    return {cls.key: cls.kernels for cls in peers.PEERS if cls.kernels}
+
+
+def profile_peer(profiler, lib: str, key: str, pattern: str, shape: Shape) -> list[Column]:
+    """The kernels of one peer at one shape: one run of tools/peers.py --once."""
+    script = os.path.join(results.ROOT, "tools", "peers.py")
+    launches = profiler.run("regex:" + pattern,
+                            [script, "--once", "--lib", lib, "--peers", key,
+                             "--shapes", "%dx%d" % (shape.rows, shape.cols)],
+                            "%s at %s" % (key, shape))
+    role = results.ROLE_KERNEL if key == "tutorial" else results.ROLE_LIBRARY
+    return [Column(key if i == 0 else "%s:%s" % (key, function), role, function, row)
+            for i, (function, row) in enumerate(first_per_function(launches))]
+
+
+def ncu_version(ncu: str) -> str:
+    """The last line of `ncu --version`, e.g. "Version 2025.3.1.0 (build ...)"."""
+    try:
+        proc = subprocess.run([ncu, "--version"], capture_output=True, text=True)
+    except OSError:
+        return ""
+    lines = proc.stdout.strip().splitlines()
+    return lines[-1].strip() if lines else ""
+
+
+def write_peers_env(path: str, gpu: str, ncu: str, plan, patterns) -> None:
+    """<gpu>-peers-profile-env.txt: what ran, where and when, as `key: value` lines."""
+    import datetime
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    lines = ["gpu: %s" % gpu,
+             "date_utc: %s" % now.strftime("%Y-%m-%d %H:%M"),
+             "command: make peers-profile (tools/ncu_profile.py peers)",
+             "ncu: %s, clocks not locked (--clock-control none)" % ncu_version(ncu),
+             "shapes: %s" % ", ".join(str(shape) for shape, _ in plan)]
+    keys = dict.fromkeys(key for _, shape_keys in plan for key in shape_keys)
+    lines += ["%s: kernels matching %s" % (key, patterns[key]) for key in keys]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def command_peers(args) -> int:
+    import peers as peer_table   # tools/peers.py: its slug() names the file
+
+    patterns = peer_patterns()
+    plan = peer_profiling_plan()
+    if not plan:
+        raise ProfileError("no PROFILE table of the documentation names peers=", 2)
+    for shape, keys in plan:
+        if shape.offset:
+            raise ProfileError("tools/peers.py takes no offset: %s" % shape, 2)
+        for key in keys:
+            if key not in patterns:
+                raise ProfileError("peer '%s' cannot be profiled: it has no kernel-name "
+                                   "pattern (`kernels` in tools/peers.py); those that do: %s"
+                                   % (key, ", ".join(sorted(patterns))), 2)
+    if not os.path.exists(args.lib):
+        raise ProfileError("%s is missing: run 'make peers-lib' (make peers-profile "
+                           "builds it)" % args.lib, 3)
+    collected, custom = wanted_metrics()
+    profiler = Profiler(args.ncu, sys.executable, collected)
+    for shape, keys in plan:
+        columns = []
+        for key in keys:
+            columns += profile_peer(profiler, os.path.abspath(args.lib), key,
+                                    patterns[key], shape)
+        gpu = os.environ.get("PROFILE_GPU", "") or next(
+            (c.values.get(GPU_NAME_METRIC, "").strip() for c in columns
+             if c.values.get(GPU_NAME_METRIC, "").strip()), "") or gpu_name_from_smi()
+        gpu = gpu.replace(",", " ").replace('"', " ")
+        table = table_rows(columns, profiler.metrics, custom)
+        print_table(results.PEERS_STEP, shape, gpu, columns, table)
+        path = args.csv or os.path.join(results.ROOT, "docs", "results",
+                                        "%s-peers-profile.csv" % peer_table.slug(gpu))
+        count = write_profile_csv(path, gpu, results.PEERS_STEP, shape, columns, table)
+        print("\n%d rows written to %s\n" % (count, path))
+    write_peers_env(re.sub(r"\.csv$", "", path) + "-env.txt", gpu, args.ncu, plan, patterns)
     return 0
 
 
@@ -550,6 +680,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", default=str(DEFAULT_SHAPE),
                    help="every step's shape (default %s)" % DEFAULT_SHAPE)
     p.set_defaults(handler=command_plan)
+    p = sub.add_parser("peers", help="profile the peers the documentation's tables name")
+    p.add_argument("--ncu", required=True, help="the ncu program")
+    p.add_argument("--lib", default=os.path.join(results.ROOT, "build", "peers",
+                                                 "libtutorial.so"),
+                   help="the tutorial's shared library (default build/peers/libtutorial.so)")
+    p.add_argument("--csv", default="",
+                   help="the file to write (default docs/results/<gpu>-peers-profile.csv)")
+    p.set_defaults(handler=command_peers)
     return parser
 
 

@@ -21,6 +21,11 @@ random normal numbers from numpy) and one output tensor y (cols x rows):
     peer      cupy           cp.copyto(y, x.T)
     peer      cutensor       cutensorPermute (through CuPy's bindings)
 
+`tools/peers.py --once --peers tutorial,triton --shapes 8192x8192` runs each
+named op once and writes nothing: `make peers-profile` runs it under Nsight
+Compute, one peer at a time, with the kernel-name pattern of the peer's class
+(`kernels`) as the filter.
+
 A peer whose library is absent is skipped with one line, `skip: <peer>: <why>`,
 and a row whose check is SKIP. Each peer is first checked bit for bit: y is
 poisoned with a NaN pattern, the op runs once, and y is compared with the
@@ -130,17 +135,21 @@ def first_line(err):
 
 
 class Case:
-    """One shape: x on the GPU, the output y, and numpy's transpose of x."""
+    """One shape: x on the GPU, the output y, and numpy's transpose of x
+    (want; None when reference is False, for --once, which checks nothing)."""
 
-    def __init__(self, torch, rows, cols, seed):
+    def __init__(self, torch, rows, cols, seed, reference=True):
         import numpy as np
         self.rows, self.cols = rows, cols
         rng = np.random.default_rng(seed)
         host = rng.standard_normal((rows, cols), dtype=np.float32)
-        want = np.ascontiguousarray(host.T)   # the CPU reference
         self.x = torch.from_numpy(host).to("cuda")
-        self.want = torch.from_numpy(want).to("cuda")
-        del host, want
+        self.want = None
+        if reference:
+            want = np.ascontiguousarray(host.T)   # the CPU reference
+            self.want = torch.from_numpy(want).to("cuda")
+            del want
+        del host
         self.y = torch.empty((cols, rows), dtype=torch.float32, device="cuda")
 
 
@@ -257,6 +266,11 @@ class Peer:
     role = "peer"            # copy, tutorial or peer
     op = ""                  # the CSV's op column
     method = METHOD_EVENTS   # the CSV's method column
+    # A regular expression for the names of the kernel functions the op
+    # launches, for Nsight Compute (`make peers-profile`); "" if it cannot
+    # be profiled that way (a library call that is a memcpy, or kernels whose
+    # names are not known in advance).
+    kernels = ""
 
     def __init__(self, bench):
         self.bench = bench
@@ -309,6 +323,7 @@ class Tutorial(Peer):
     """The last step's default kernel, from build/peers/libtutorial.so."""
 
     key, name, role = "tutorial", "tutorial", "tutorial"
+    kernels = "^transpose_"   # every kernel of the tutorial's common/ headers
     lib_path = DEFAULT_LIB   # main() sets it from --lib
 
     def __init__(self, bench):
@@ -371,6 +386,8 @@ class CublasGeam(Peer):
 
     key, name = "cublas", "cublas"
     op = "cublasSgeam C = 1 * A^T + 0 * C (cupy.cublas.geam)"
+    # cuBLAS 12 and 13 name their geam kernels so; ncu says so if one does not.
+    kernels = "geam|^transpose_readWrite"
 
     def __init__(self, bench):
         super().__init__(bench)
@@ -415,6 +432,7 @@ class TorchCompile(Peer):
 
     key, name = "torch.compile", "torch.compile"
     op = "torch.compile(y.copy_(x.t())), dynamic=False (a Triton kernel)"
+    kernels = "^triton_"   # inductor names its kernels triton_poi_..., triton_red_...
 
     def __init__(self, bench):
         super().__init__(bench)
@@ -464,6 +482,7 @@ class TritonTiled(Peer):
     """transpose_tile_kernel above: the way a transpose is written in Triton."""
 
     key, name = "triton", "triton"
+    kernels = "^transpose_tile_kernel$"
     block_m, block_n, num_warps = 64, 64, 4
     op = ("tiled kernel: %dx%d blocks, tl.load, tl.trans, tl.store, %d warps"
           % (block_m, block_n, num_warps))
@@ -726,6 +745,32 @@ def measure_shape(bench, entries, rows, cols, args):
     return out
 
 
+# ---------------------------------------------------------------- --once
+
+
+def run_once(bench, entries, shapes, seed, skipped):
+    """Each peer's op once per shape, for a profiler: no check, no poison, no
+    flush, no timing, nothing written (make peers-profile runs it under ncu).
+
+    Exit code 0, or EXIT_ENVIRONMENT when a peer cannot run here."""
+    for cls, peer in entries:
+        if peer is None:
+            print("error: %s cannot run here: %s" % (cls.key, skipped[cls]),
+                  file=sys.stderr)
+            return EXIT_ENVIRONMENT
+    for rows, cols in shapes:
+        case = Case(bench.torch, rows, cols, seed, reference=False)
+        for _, peer in entries:
+            run = peer.make(case)
+            run()
+            bench.stream.synchronize()
+            peer.release()
+            print("once: %s %dx%d" % (peer.key, rows, cols))
+        del case
+        bench.torch.cuda.empty_cache()
+    return 0
+
+
 # ---------------------------------------------------------------- output
 
 
@@ -826,6 +871,10 @@ def parse_args():
                              "build/peers/libtutorial.so, from make peers)")
     parser.add_argument("--results", default=os.path.join(ROOT, "docs", "results"),
                         help="folder to write to (default docs/results)")
+    parser.add_argument("--once", action="store_true",
+                        help="run each of --peers once per shape and stop: no check, "
+                             "no timing, no files (for Nsight Compute: make "
+                             "peers-profile); --peers may name the tutorial too")
     args = parser.parse_args()
     try:
         args.shapes = parse_shapes(args.shapes)
@@ -834,11 +883,17 @@ def parse_args():
     if args.reps < 1 or args.warmup < 0:
         parser.error("--reps must be at least 1 and --warmup at least 0")
     wanted = [k for k in re.split(r"[,\s]+", args.peers.strip()) if k]
-    unknown = [k for k in wanted if k not in keys[2:]]
+    # --once runs what it is told, the tutorial included; the copy bound is
+    # a memcpy, which has no kernel to profile.
+    allowed = keys[1:] if args.once else keys[2:]
+    unknown = [k for k in wanted if k not in allowed]
     if unknown:
         parser.error("unknown peer '%s': choose from %s"
-                     % (unknown[0], ", ".join(keys[2:])))
-    args.peers = PEERS[:2] + [cls for cls in PEERS[2:] if cls.key in wanted]
+                     % (unknown[0], ", ".join(allowed)))
+    if args.once:
+        args.peers = [cls for cls in PEERS[1:] if cls.key in wanted]
+    else:
+        args.peers = PEERS[:2] + [cls for cls in PEERS[2:] if cls.key in wanted]
     return args
 
 
@@ -877,6 +932,8 @@ def main():
             print("skip: %s: %s" % (cls.key, err))
             entries.append((cls, None))
             skipped[cls] = str(err)
+    if args.once:
+        return run_once(bench, entries, args.shapes, args.seed, skipped)
     rows = []
     for shape_rows, shape_cols in args.shapes:
         rows += measure_shape(bench, entries, shape_rows, shape_cols, args)

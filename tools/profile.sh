@@ -7,6 +7,8 @@
 #   PROFILE_CSV=docs/results/h200-profile.csv make profile STEP=06
 #   tools/profile.sh STEP BINARY [step arguments...]      (what make runs)
 #   tools/profile.sh --check-env                          (exit 3 unless a GPU and ncu are here)
+#   tools/profile.sh --peers [--lib LIB] [--csv PATH]     (make peers-profile: the peers that
+#                                                          the write-ups' PROFILE tables name)
 #
 # This script checks the machine (a GPU, ncu, python3) and hands over to
 # tools/ncu_profile.py, which holds the program: for each kernel variant of the
@@ -74,6 +76,11 @@ check_env() {
 if [ "${1:-}" = "--check-env" ]; then
     check_env
     exit 0
+fi
+if [ "${1:-}" = "--peers" ]; then   # make peers-profile: see tools/ncu_profile.py peers
+    shift
+    check_env
+    exec python3 "$(dirname "$0")/ncu_profile.py" peers --ncu "$NCU_BIN" "$@"
 fi
 [ $# -ge 2 ] || die "usage: tools/profile.sh STEP BINARY [step arguments...] (or: make profile STEP=06)" 2
 [[ $1 =~ ^[0-9][0-9]$ ]] || die "bad step '$1': write two digits, e.g. 06" 2

@@ -31,7 +31,11 @@ lies between them:
       kernels x Nsight Compute metrics, from <gpu>-profile.csv, labelled by
       tools/metrics.py.  The copy kernel and cuBLAS appear when they were
       profiled; baselines=yes asks `tools/ncu_profile.py plan` to profile them
-      beside the last listed step.
+      beside the last listed step.  peers=tutorial,torch.compile adds those
+      peers of tools/peers.py, from <gpu>-peers-profile.csv (make
+      peers-profile, which profiles what these tables name); with peers=,
+      steps= may be left out.  variant=NAME profiles and shows only that
+      variant of the steps (and the baselines): for a large shape.
   <!-- BEGIN LADDER shape=8192x8192 [gpu=h200] -->
   <!-- END LADDER -->
       one row per step (its default kernel), plus the baselines.
@@ -76,6 +80,8 @@ way (the text between the two markers is the value):
       col is one of median_ms, gbps, pct_of_copy, vs_tutorial.
   <!-- V step=06 kernel=shared_32x8 shape=4096x4096 metric=NAME -->...<!-- /V -->
       one Nsight Compute metric of <gpu>-profile.csv.
+  <!-- V peer=triton shape=32768x32768 metric=NAME -->...<!-- /V -->
+      one Nsight Compute metric of a peer, from <gpu>-peers-profile.csv.
   <!-- V tuning=vec4_limit -->64 MiB<!-- /V -->
       the size up to which step 12's answer runs step 09's 16-byte kernel on
       this GPU, read off <gpu>.csv by tools/answer_tuning.py.
@@ -179,6 +185,11 @@ class Sources:
     def profile(self, gpu: str) -> Loaded:
         return self._load(("profile", gpu), "%s/%s-profile.csv" % (RESULTS, gpu),
                           results.load_profile, self._env_origin(gpu, gpu + "-profile"))
+
+    def peer_profile(self, gpu: str) -> Loaded:
+        """docs/results/<gpu>-peers-profile.csv (make peers-profile)."""
+        return self._load(("peer_profile", gpu), "%s/%s-peers-profile.csv" % (RESULTS, gpu),
+                          results.load_profile, self._env_origin(gpu, gpu + "-peers-profile"))
 
     def peers(self, gpu: str) -> Loaded:
         return self._load(("peers", gpu), "%s/%s-peers.csv" % (RESULTS, gpu),
@@ -616,17 +627,11 @@ def render_bar(src, gpu, params, where, doc_dir):
         ["shape", "criterion", "measured", "status", "best in the tutorial"], body)
 
 
-def render_profile(src, gpu, params, where, doc_dir):
-    steps = step_list(params, "steps", where)
-    shape = shape_list(params, "shape", where)[0]
-    wanted = split_list(params, "metrics", where)
-    yes_no(params, "baselines", where)  # only read by tools/ncu_profile.py's plan
-    loaded = src.profile(gpu)
-    if loaded.rows is None:
-        return missing(gpu, loaded.path)
-    defaults = default_kernels(src.runs(gpu))
-    values, kernels, roles = {}, [], {}  # kernels: (step, kernel) in CSV order
-    for row in loaded.rows:
+def profiled_kernels(rows, steps, shape):
+    """({(step, kernel): {metric: value}}, [(step, kernel)] in file order,
+    {(step, kernel): role}) of the rows of the given steps at one shape."""
+    values, kernels, roles = {}, [], {}
+    for row in rows:
         if row["step"] in steps and results.shape_of(row) == shape:
             key = (row["step"], row["kernel"])
             if key not in values:
@@ -634,25 +639,64 @@ def render_profile(src, gpu, params, where, doc_dir):
                 kernels.append(key)
                 roles[key] = row["role"]
             values[key][row["metric"]] = row["value"]
-    if not kernels:
-        return [loaded.line, "", "*No profile of steps %s at %s in %s.*"
-                % (", ".join(steps), shape.label(), loaded.path)]
+    return values, kernels, roles
+
+
+def peer_profile_rows(src, gpu, peers, shape):
+    """(label, {metric: value}) of each listed peer's kernels at one shape,
+    from <gpu>-peers-profile.csv; [] if the file is missing."""
+    loaded = src.peer_profile(gpu)
+    values, kernels, _ = profiled_kernels(loaded.rows or [], [results.PEERS_STEP], shape)
+    out = []
+    for peer in peers:
+        for _, kernel in kernels:
+            if kernel == peer or kernel.startswith(peer + ":"):
+                label = "%s (peers run)" % kernel if peer == "tutorial" else kernel
+                out.append((label, values[(results.PEERS_STEP, kernel)]))
+    return out
+
+
+def render_profile(src, gpu, params, where, doc_dir):
+    peers = split_list(params, "peers", where, required=False)
+    steps = step_list(params, "steps", where, required=not peers)
+    shape = shape_list(params, "shape", where)[0]
+    wanted = split_list(params, "metrics", where)
+    yes_no(params, "baselines", where)  # only read by tools/ncu_profile.py's plan
+    loaded = src.profile(gpu) if steps else src.peer_profile(gpu)
+    if loaded.rows is None:
+        return missing(gpu, loaded.path)
+    lines = [loaded.line]
+    if steps and peers:
+        lines.append(src.peer_profile(gpu).line)
+    defaults = default_kernels(src.runs(gpu))
+    values, kernels, roles = profiled_kernels(loaded.rows if steps else [], steps, shape)
+    variant = params.get("variant")
+    if variant:   # that variant of each step, and the baselines
+        kernels = [k for k in kernels if roles[k] != results.ROLE_KERNEL or k[1] == variant]
     # each step's default kernel first, its other variants next, baselines last
     rank = {k: i for i, k in enumerate(kernels)}
     kernels.sort(key=lambda k: (steps.index(k[0]), roles[k] != results.ROLE_KERNEL,
                                 k[1] != defaults.get(k[0]), rank[k]))
-    body = []
+    labelled = []
     for step, kernel in kernels:
         if roles[(step, kernel)] == results.ROLE_KERNEL:
             default = defaults.get(step) or next(k for s, k in kernels if s == step)
             name = kernel_label(step, kernel, default)
         else:
             name = DISPLAY_NAMES.get(kernel, kernel)
-        measured = values[(step, kernel)]
-        body.append([name] + [fmt_metric(measured.get(m)) for m in wanted])
+        labelled.append((name, values[(step, kernel)]))
+    labelled += peer_profile_rows(src, gpu, peers, shape)
+    if not labelled:
+        what = ", ".join(["steps " + ", ".join(steps)] * bool(steps) + peers)
+        return lines + ["", "*No profile of %s at %s in %s.*"
+                        % (what, shape.label(), loaded.path)]
+    body = [[name] + [fmt_metric(measured.get(m)) for m in wanted]
+            for name, measured in labelled]
     legend = "; ".join("%s = %s" % (metrics.label(m), metrics.explain(m))
                        for m in wanted if metrics.label(m) != m)
-    out = [loaded.line, "", "%s, one kernel launch each." % shape.label(), ""]
+    out = lines[:1] + ["", "%s, one kernel launch each." % shape.label(), ""]
+    if len(lines) > 1:
+        out[0] = " ".join(lines)
     out += table(["kernel"] + [metrics.label(m) for m in wanted], body)
     if legend:
         out += ["", "Metrics: " + legend + "."]
@@ -959,6 +1003,12 @@ def inline_value(src, gpu, params, where):
                     and results.shape_of(row) == shape):
                 return quoted(row, params, BENCH_FORMATS, where, what)
         raise MarkerError("%s: no timing-study row for %s" % (where, what))
+    if "metric" in params and "peer" in params:
+        for row in src.peer_profile(gpu).rows or []:
+            if (row["step"] == results.PEERS_STEP and row["kernel"] == params["peer"]
+                    and row["metric"] == params["metric"] and results.shape_of(row) == shape):
+                return fmt_metric(measured(row["value"], where, what))
+        raise MarkerError("%s: no peers-profile row for %s" % (where, what))
     if "metric" in params:
         kernel = params.get("kernel")
         step = step_list(params, "step", where)[0]
@@ -1049,7 +1099,8 @@ RENDERERS = {
     "TABLE": (render_table, {"steps", "shapes", "gpu"}),
     "COMPACT": (render_compact, {"steps", "shapes", "variants", "gpu", "study"}),
     "GAPS": (render_gaps, {"step", "over", "gpu"}),
-    "PROFILE": (render_profile, {"steps", "shape", "metrics", "baselines", "gpu"}),
+    "PROFILE": (render_profile, {"steps", "peers", "shape", "metrics", "baselines", "variant",
+                                 "gpu"}),
     "LADDER": (render_ladder, {"shape", "gpu"}),
     "PEERS": (render_peers, {"shapes", "gpu"}),
     "BAR": (render_bar, {"step", "gpu", "criteria"}),
@@ -1123,7 +1174,8 @@ def documents():
 
 
 def profile_requests():
-    """(steps, Shape, baselines) of every PROFILE block in the documents.
+    """(steps, Shape, baselines, variant or None) of every PROFILE block in the
+    documents.
 
     tools/ncu_profile.py's plan profiles exactly what the documents show.
     """
@@ -1132,10 +1184,25 @@ def profile_requests():
         with open(os.path.join(ROOT, path)) as f:
             lines = f.read().split("\n")
         for kind, params, where, _, _ in blocks(path, lines):
-            if kind == "PROFILE":
+            if kind == "PROFILE" and "steps" in params:
                 requests.append((step_list(params, "steps", where),
                                  shape_list(params, "shape", where)[0],
-                                 yes_no(params, "baselines", where)))
+                                 yes_no(params, "baselines", where),
+                                 params.get("variant")))
+    return requests
+
+
+def peer_profile_requests():
+    """(Shape, [peer]) of every PROFILE block that names peers=: what
+    `tools/ncu_profile.py peers` profiles."""
+    requests = []
+    for path in documents():
+        with open(os.path.join(ROOT, path)) as f:
+            lines = f.read().split("\n")
+        for kind, params, where, _, _ in blocks(path, lines):
+            if kind == "PROFILE" and "peers" in params:
+                requests.append((shape_list(params, "shape", where)[0],
+                                 split_list(params, "peers", where)))
     return requests
 
 

@@ -68,6 +68,9 @@ ROLES = (ROLE_COPY, ROLE_LIBRARY, ROLE_KERNEL, ROLE_BOUND)
 ROLE_TUTORIAL = "tutorial"
 ROLE_PEER = "peer"
 PEER_ROLES = (ROLE_COPY, ROLE_TUTORIAL, ROLE_PEER)
+# The step column of docs/results/<gpu>-peers-profile.csv (make peers-profile):
+# the peers' kernels, profiled like a step's.
+PEERS_STEP = "peers"
 
 # The layouts this repository writes, column by column.
 BENCH_COLUMNS = (
