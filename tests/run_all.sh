@@ -701,6 +701,30 @@ narrow_study_tests() {
     fi
 }
 
+# peer_profile_plan_tests: every peer a PROFILE table names (peers=...) has a
+# kernel-name pattern that make peers-profile can filter on; a planted table
+# naming one without (JAX allocates and names its own kernels) is refused
+# with one line and exit 2, and so is tools/peers.py --once asked for the
+# copy bound, which is a memcpy and has no kernel.
+peer_profile_plan_tests() {
+    local planted=$LOG/planted-peers.md
+    if python3 tools/ncu_profile.py peers-plan >"$LOG/peers-plan.log" 2>&1; then
+        pass "every peer the PROFILE tables name can be profiled ($(paste -sd ' ' "$LOG/peers-plan.log" | head -c 200))"
+    else
+        fail "tools/ncu_profile.py peers-plan: $(first_lines "$LOG/peers-plan.log")"
+    fi
+    printf '%s\n' '<!-- BEGIN PROFILE peers=tutorial,jax shape=64x64 metrics=gpu__time_duration.sum -->' \
+        '<!-- END PROFILE -->' >"$planted"
+    expect_exit 2 "a planted PROFILE table naming a peer with no kernel pattern is refused" -- \
+        python3 tools/ncu_profile.py peers-plan "$planted"
+    python3 tools/peers.py --once --peers copy >"$LOG/peers-once.out" 2>&1
+    if [ $? -eq 2 ] && grep -q "unknown peer 'copy'" "$LOG/peers-once.out"; then
+        pass "tools/peers.py --once refuses the copy bound (a memcpy: no kernel to profile), exit 2"
+    else
+        fail "tools/peers.py --once --peers copy: expected exit 2 and 'unknown peer', got: $(first_lines "$LOG/peers-once.out")"
+    fi
+}
+
 # profile_rows_kept: tools/results.py drop-steps (gpu_session.sh's RERUN_STEPS)
 # removes the named steps' rows of a profile and keeps every other row as it was.
 profile_rows_kept() {
@@ -840,6 +864,7 @@ docs_section() {
     if [ -f tools/answer_tuning.py ] && command -v python3 >/dev/null; then answer_tuning_tests; fi
     if command -v python3 >/dev/null; then narrow_study_tests; fi
     copy_bound_respected
+    if command -v python3 >/dev/null; then peer_profile_plan_tests; fi
     profile_rows_kept
     sweep_split_merges_back
     if [ -f tools/figures.py ] && command -v python3 >/dev/null; then

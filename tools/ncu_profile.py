@@ -36,6 +36,12 @@ kernel ncu sees is that peer's.  The rows go to
 docs/results/<gpu>-peers-profile.csv (`make peers-profile`), in the layout
 of the step profiles, with `peers` in the step column.
 
+  tools/ncu_profile.py peers-plan [FILE.md ...]
+
+prints that plan (of the given documents, or of all of them), `SHAPE PEER,PEER` per line, and exits 2 if a table names
+a peer that has no kernel-name pattern or a shape with an offset (make test
+runs it; no GPU needed).
+
 The environment variables (PROFILE_CSV, PROFILE_CUBLAS, PROFILE_METRICS,
 PROFILE_KERNEL, PROFILE_GPU) are described in tools/profile.sh.
 
@@ -567,12 +573,13 @@ def command_plan(args) -> int:
     return 0
 
 
-def peer_profiling_plan() -> list[tuple[Shape, list[str]]]:
-    """(shape, peers) of every PROFILE table that names peers, merged by shape."""
+def peer_profiling_plan(paths=None) -> list[tuple[Shape, list[str]]]:
+    """(shape, peers) of every PROFILE table that names peers, merged by shape
+    (paths: the documents to read, default all)."""
     import render_tables
 
     plan: dict = {}
-    for shape, keys in render_tables.peer_profile_requests():
+    for shape, keys in render_tables.peer_profile_requests(paths):
         for key in keys:
             plan.setdefault(shape, [])
             if key not in plan[shape]:
@@ -625,11 +632,11 @@ def write_peers_env(path: str, gpu: str, ncu: str, plan, patterns) -> None:
         f.write("\n".join(lines) + "\n")
 
 
-def command_peers(args) -> int:
-    import peers as peer_table   # tools/peers.py: its slug() names the file
-
+def checked_peer_plan(paths=None) -> tuple[list[tuple[Shape, list[str]]], dict]:
+    """(the peers' plan, {peer: pattern}), or ProfileError (exit 2) when a
+    table asks for what cannot be profiled."""
     patterns = peer_patterns()
-    plan = peer_profiling_plan()
+    plan = peer_profiling_plan(paths)
     if not plan:
         raise ProfileError("no PROFILE table of the documentation names peers=", 2)
     for shape, keys in plan:
@@ -640,6 +647,21 @@ def command_peers(args) -> int:
                 raise ProfileError("peer '%s' cannot be profiled: it has no kernel-name "
                                    "pattern (`kernels` in tools/peers.py); those that do: %s"
                                    % (key, ", ".join(sorted(patterns))), 2)
+    return plan, patterns
+
+
+def command_peers_plan(args) -> int:
+    plan, _ = checked_peer_plan([os.path.relpath(os.path.abspath(f), results.ROOT)
+                                 for f in args.files])
+    for shape, keys in plan:
+        print("%s %s" % (shape, ",".join(keys)))
+    return 0
+
+
+def command_peers(args) -> int:
+    import peers as peer_table   # tools/peers.py: its slug() names the file
+
+    plan, patterns = checked_peer_plan()
     if not os.path.exists(args.lib):
         raise ProfileError("%s is missing: run 'make peers-lib' (make peers-profile "
                            "builds it)" % args.lib, 3)
@@ -688,6 +710,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", default="",
                    help="the file to write (default docs/results/<gpu>-peers-profile.csv)")
     p.set_defaults(handler=command_peers)
+    p = sub.add_parser("peers-plan", help="print (and check) what `peers` profiles: "
+                       "SHAPE PEER,PEER per line")
+    p.add_argument("files", nargs="*",
+                   help="Markdown files to read (default: the documentation)")
+    p.set_defaults(handler=command_peers_plan)
     return parser
 
 

@@ -1192,11 +1192,12 @@ def profile_requests():
     return requests
 
 
-def peer_profile_requests():
+def peer_profile_requests(paths=None):
     """(Shape, [peer]) of every PROFILE block that names peers=: what
-    `tools/ncu_profile.py peers` profiles."""
+    `tools/ncu_profile.py peers` profiles.  paths: the documents to read
+    (default: all of them)."""
     requests = []
-    for path in documents():
+    for path in paths or documents():
         with open(os.path.join(ROOT, path)) as f:
             lines = f.read().split("\n")
         for kind, params, where, _, _ in blocks(path, lines):
