@@ -358,6 +358,14 @@ def profile_baselines(profiler, first_variant, shape_args, own) -> list[Column]:
     return columns
 
 
+def gpu_column(columns) -> str:
+    """The CSV's gpu cell: PROFILE_GPU, else the name ncu reported, else nvidia-smi's."""
+    gpu = os.environ.get("PROFILE_GPU", "") or next(
+        (c.values.get(GPU_NAME_METRIC, "").strip() for c in columns
+         if c.values.get(GPU_NAME_METRIC, "").strip()), "") or gpu_name_from_smi()
+    return gpu.replace(",", " ").replace('"', " ")
+
+
 def clean(text) -> str:
     """A value as the CSV stores it: ncu's digits without thousands separators."""
     value = (text or "").strip()
@@ -518,10 +526,7 @@ def command_run(args) -> int:
     if os.environ.get("PROFILE_CUBLAS", "") not in ("", "0"):
         own = {c.function for c in columns}
         columns += profile_baselines(profiler, variants[0][0], shape_args, own)
-    gpu = os.environ.get("PROFILE_GPU", "") or next(
-        (c.values.get(GPU_NAME_METRIC, "").strip() for c in columns
-         if c.values.get(GPU_NAME_METRIC, "").strip()), "") or gpu_name_from_smi()
-    gpu = gpu.replace(",", " ").replace('"', " ")
+    gpu = gpu_column(columns)
 
     table = table_rows(columns, profiler.metrics, custom)
     print_table(args.step, shape, gpu, columns, table)
@@ -672,10 +677,7 @@ def command_peers(args) -> int:
         for key in keys:
             columns += profile_peer(profiler, os.path.abspath(args.lib), key,
                                     patterns[key], shape)
-        gpu = os.environ.get("PROFILE_GPU", "") or next(
-            (c.values.get(GPU_NAME_METRIC, "").strip() for c in columns
-             if c.values.get(GPU_NAME_METRIC, "").strip()), "") or gpu_name_from_smi()
-        gpu = gpu.replace(",", " ").replace('"', " ")
+        gpu = gpu_column(columns)
         table = table_rows(columns, profiler.metrics, custom)
         print_table(results.PEERS_STEP, shape, gpu, columns, table)
         path = args.csv or os.path.join(results.ROOT, "docs", "results",
