@@ -38,9 +38,10 @@ of the step profiles, with `peers` in the step column.
 
   tools/ncu_profile.py peers-plan [FILE.md ...]
 
-prints that plan (of the given documents, or of all of them), `SHAPE PEER,PEER` per line, and exits 2 if a table names
-a peer that has no kernel-name pattern or a shape with an offset (make test
-runs it; no GPU needed).
+prints that plan (of the given documents, or of all of them), `SHAPE
+PEER,PEER` per line, and exits 2 if a table names a peer that has no
+kernel-name pattern or a shape with an offset (make test runs it; no GPU
+needed).
 
 The environment variables (PROFILE_CSV, PROFILE_CUBLAS, PROFILE_METRICS,
 PROFILE_KERNEL, PROFILE_GPU) are described in tools/profile.sh.
@@ -338,15 +339,14 @@ NOT_HARNESS = "regex:^(?!(%s)$)" % "|".join(HARNESS_KERNELS)
 def profile_baselines(profiler, first_variant, shape_args, own) -> list[Column]:
     """The copy kernel and cuBLAS, from one timed run of the step program.
 
-    ncu only sees function names: every kernel that is neither the step's
-    own, nor the harness's, nor the copy kernel is the library's (its name
-    is printed so you can check).
+    ncu only sees function names, and the filter leaves out the harness's:
+    every kernel that is neither the step's own nor the copy kernel is the
+    library's (its name is printed so you can check).
     """
     launches = profiler.run(
         NOT_HARNESS, ["--variant", first_variant, "--reps", "1", "--warmup", "0"] + shape_args,
         "baselines")
-    others = [(f, r) for f, r in first_per_function(launches)
-              if f not in own and f not in HARNESS_KERNELS]
+    others = [(f, r) for f, r in first_per_function(launches) if f not in own]
     library = [(f, r) for f, r in others if "copy" not in f.lower()]
     columns = []
     for function, row in others:

@@ -665,11 +665,11 @@ def render_profile(src, gpu, params, where, doc_dir):
     loaded = src.profile(gpu) if steps else src.peer_profile(gpu)
     if loaded.rows is None:
         return missing(gpu, loaded.path)
-    lines = [loaded.line]
+    origin = loaded.line
     if steps and peers:
-        lines.append(src.peer_profile(gpu).line)
+        origin += " " + src.peer_profile(gpu).line
     defaults = default_kernels(src.runs(gpu))
-    values, kernels, roles = profiled_kernels(loaded.rows if steps else [], steps, shape)
+    values, kernels, roles = profiled_kernels(loaded.rows, steps, shape)
     variant = params.get("variant")
     if variant:   # that variant of each step, and the baselines
         kernels = [k for k in kernels if roles[k] != results.ROLE_KERNEL or k[1] == variant]
@@ -688,15 +688,13 @@ def render_profile(src, gpu, params, where, doc_dir):
     labelled += peer_profile_rows(src, gpu, peers, shape)
     if not labelled:
         what = ", ".join(["steps " + ", ".join(steps)] * bool(steps) + peers)
-        return lines + ["", "*No profile of %s at %s in %s.*"
-                        % (what, shape.label(), loaded.path)]
+        return [origin, "", "*No profile of %s at %s in %s.*"
+                % (what, shape.label(), loaded.path)]
     body = [[name] + [fmt_metric(measured.get(m)) for m in wanted]
             for name, measured in labelled]
     legend = "; ".join("%s = %s" % (metrics.label(m), metrics.explain(m))
                        for m in wanted if metrics.label(m) != m)
-    out = lines[:1] + ["", "%s, one kernel launch each." % shape.label(), ""]
-    if len(lines) > 1:
-        out[0] = " ".join(lines)
+    out = [origin, "", "%s, one kernel launch each." % shape.label(), ""]
     out += table(["kernel"] + [metrics.label(m) for m in wanted], body)
     if legend:
         out += ["", "Metrics: " + legend + "."]
@@ -1173,38 +1171,34 @@ def documents():
     return paths
 
 
-def profile_requests():
-    """(steps, Shape, baselines, variant or None) of every PROFILE block in the
-    documents.
-
-    tools/ncu_profile.py's plan profiles exactly what the documents show.
-    """
-    requests = []
-    for path in documents():
+def profile_blocks(paths=None):
+    """(params, where) of every PROFILE block in the given documents (default:
+    all of them)."""
+    for path in paths or documents():
         with open(os.path.join(ROOT, path)) as f:
             lines = f.read().split("\n")
         for kind, params, where, _, _ in blocks(path, lines):
-            if kind == "PROFILE" and "steps" in params:
-                requests.append((step_list(params, "steps", where),
-                                 shape_list(params, "shape", where)[0],
-                                 yes_no(params, "baselines", where),
-                                 params.get("variant")))
-    return requests
+            if kind == "PROFILE":
+                yield params, where
+
+
+def profile_requests():
+    """(steps, Shape, baselines, variant or None) of every PROFILE block in the
+    documents that names steps=.
+
+    tools/ncu_profile.py's plan profiles exactly what the documents show.
+    """
+    return [(step_list(params, "steps", where), shape_list(params, "shape", where)[0],
+             yes_no(params, "baselines", where), params.get("variant"))
+            for params, where in profile_blocks() if "steps" in params]
 
 
 def peer_profile_requests(paths=None):
     """(Shape, [peer]) of every PROFILE block that names peers=: what
     `tools/ncu_profile.py peers` profiles.  paths: the documents to read
     (default: all of them)."""
-    requests = []
-    for path in paths or documents():
-        with open(os.path.join(ROOT, path)) as f:
-            lines = f.read().split("\n")
-        for kind, params, where, _, _ in blocks(path, lines):
-            if kind == "PROFILE" and "peers" in params:
-                requests.append((shape_list(params, "shape", where)[0],
-                                 split_list(params, "peers", where)))
-    return requests
+    return [(shape_list(params, "shape", where)[0], split_list(params, "peers", where))
+            for params, where in profile_blocks(paths) if "peers" in params]
 
 
 def main():
