@@ -96,18 +96,22 @@ static __device__ __forceinline__ void store_float4(float4 *out4, size_t index, 
 }
 
 /**
- * @brief The store half of the 16-byte kernels of steps 09 and 10: the
- *        thread whose 4x4 block is (@p group, @p block_col) reads it from
- *        the chunk-swizzled tile as 4 rows and writes it as 4 columns, each
- *        one chunk of a row of `out` (step 05's register transpose).
+ * @brief The store half of the 16-byte kernels of steps 09 and 10: thread
+ *        @p tid (0..255) of the block reads its 4x4 block from the
+ *        chunk-swizzled tile as 4 rows and writes it as 4 columns, each one
+ *        chunk of a row of `out` (step 05's register transpose).
  *
  * The tile starts at (@p row0, @p col0) of a matrix of @p rows rows and is
  * @p height x @p width; both are multiples of 4 where these kernels run.
  */
 static __device__ __forceinline__ void store_block_vec4(const float4 *tile, float4 *out4, size_t rows,
                                                         size_t row0, size_t col0, unsigned height,
-                                                        unsigned width, unsigned group, unsigned block_col)
+                                                        unsigned width, unsigned tid)
 {
+    // The thread's 4x4 block. `group` runs fastest, so 16 neighbouring
+    // lanes write 16 consecutive chunks of one row of `out`.
+    const unsigned group = tid % CHUNKS_PER_ROW;       // 4-row group of the tile = chunk of an `out` row
+    const unsigned block_col = tid / CHUNKS_PER_ROW;   // 4-column group of the tile = 4 rows of `out`
     if (group * VEC >= height || block_col * VEC >= width)
         return;
     const size_t row_float4s = rows / VEC;   // rows % 4 == 0 makes each row of `out` whole float4s

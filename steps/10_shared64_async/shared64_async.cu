@@ -101,10 +101,7 @@ transpose_async64_vec4(const float *__restrict__ in, float *__restrict__ out,
     // reads 2 rows x 256 contiguous bytes.
     const unsigned load_row = tid / CHUNKS_PER_ROW;    // row inside the tile, first pass
     const unsigned load_chunk = tid % CHUNKS_PER_ROW;  // chunk (4 columns) inside the tile
-    // Store role: one 4x4 block. `group` runs fastest, so 16 neighbouring
-    // lanes write 16 consecutive chunks of one row of `out`.
-    const unsigned group = tid % CHUNKS_PER_ROW;       // 4-row group of the tile = chunk of an `out` row
-    const unsigned block_col = tid / CHUNKS_PER_ROW;   // 4-column group of the tile = 4 rows of `out`
+    // Store role: one 4x4 block of the tile, chosen by store_block_vec4() from tid.
     // `out` as float4s: 16-byte aligned, and rows % 4 == 0 makes each of its rows whole float4s.
     float4 *out4 = reinterpret_cast<float4 *>(out);
 
@@ -135,7 +132,7 @@ transpose_async64_vec4(const float *__restrict__ in, float *__restrict__ out,
         __syncthreads();   // the whole tile is in shared memory
 
         // Store: read the 4x4 block as 4 rows, write it as 4 columns.
-        store_block_vec4(tile, out4, rows, row0, col0, height, width, group, block_col);
+        store_block_vec4(tile, out4, rows, row0, col0, height, width, tid);
         __syncthreads();   // everyone is done reading before the next tile overwrites it
     }
 }
