@@ -33,7 +33,7 @@ ARCH_FLAGS := $(foreach sm,$(GPU_SMS),-gencode arch=compute_$(sm),code=sm_$(sm))
 
 WARN_C     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
 CFLAGS     := -std=c11 -O2 -g -fopenmp $(WARN_C) -Icommon -I$(CUDA_HOME)/include -MMD -MP
-NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) -Icommon -MMD -MP \
+NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) -Icommon -I. -MMD -MP \
               -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-fopenmp
 LDFLAGS    := $(ARCH_FLAGS) -Xcompiler -fopenmp -Xlinker -rpath,$(CUDA_HOME)/lib64
 LDLIBS     := -lcublas

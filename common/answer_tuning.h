@@ -4,7 +4,7 @@
  *        edit by hand (`make tables` rewrites it).
  *
  * One row per GPU measured: the largest matrix, in bytes, on which
- * common/answer.cuh runs step 09's 16-byte kernel. tools/answer_tuning.py
+ * steps/12_tma/answer.cuh runs step 09's 16-byte kernel. tools/answer_tuning.py
  * says how the limit is read off the sweep.
  */
 #ifndef TRANSPOSE_ANSWER_TUNING_H

@@ -28,10 +28,10 @@ narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, s
 plot: ## draw docs/img/<gpu>-ladder and <gpu>-sizes (.svg, .png) from docs/results/<gpu>.csv (needs gnuplot)
 	@GPU='$(GPU)' bash tools/plot.sh
 
-tables: ## fill the generated blocks in README.md, docs/ and exercises/*/README.md, and common/answer_tuning.h, from the committed results
+tables: ## fill the generated blocks in README.md, docs/ and exercises/*/README.md, and steps/12_tma/answer_tuning.h, from the committed results
 	@python3 tools/answer_tuning.py
 	@python3 tools/render_tables.py $(if $(GPU),--gpu $(GPU))
 
-tables-check: ## fail if any generated block in README.md, docs/ or exercises/, or common/answer_tuning.h, is out of date
+tables-check: ## fail if any generated block in README.md, docs/ or exercises/, or steps/12_tma/answer_tuning.h, is out of date
 	@python3 tools/answer_tuning.py --check
 	@python3 tools/render_tables.py --check $(if $(GPU),--gpu $(GPU))

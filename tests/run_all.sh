@@ -636,21 +636,21 @@ with open(dst, "w", newline="") as f:
 PY
 }
 
-# answer_tuning_tests: common/answer_tuning.h (step 12's measured limits) matches
+# answer_tuning_tests: steps/12_tma/answer_tuning.h (step 12's measured limits) matches
 # the committed sweeps; a limit typed over is caught; and a sweep in which step
 # 09's kernel no longer leads at 64 MiB moves that GPU's limit down.
 answer_tuning_tests() {
     local dir=$LOG/answer-tuning rc
     if python3 tools/answer_tuning.py --check >"$LOG/answer-tuning.log" 2>&1; then
-        pass "common/answer_tuning.h matches the committed sweeps"
+        pass "steps/12_tma/answer_tuning.h matches the committed sweeps"
     else
-        fail "common/answer_tuning.h is out of date: run make tables ($(first_lines "$LOG/answer-tuning.log"))"
+        fail "steps/12_tma/answer_tuning.h is out of date: run make tables ($(first_lines "$LOG/answer-tuning.log"))"
     fi
     rm -rf "$dir"; mkdir -p "$dir"
-    sed 's/[0-9]*ull}/1ull}/' common/answer_tuning.h >"$dir/typed.h"
+    sed 's/[0-9]*ull}/1ull}/' steps/12_tma/answer_tuning.h >"$dir/typed.h"
     python3 tools/answer_tuning.py --check --header "$dir/typed.h" >/dev/null 2>&1; rc=$?
-    if [ "$rc" -eq 1 ]; then pass "a limit typed into common/answer_tuning.h is caught (--check exit 1)"
-    else fail "a limit typed into common/answer_tuning.h: --check exit $rc, expected 1"; fi
+    if [ "$rc" -eq 1 ]; then pass "a limit typed into steps/12_tma/answer_tuning.h is caught (--check exit 1)"
+    else fail "a limit typed into steps/12_tma/answer_tuning.h: --check exit $rc, expected 1"; fi
     cp docs/results/h200-env.txt "$dir/"
     # Step 09's kernel 10 points slower at the three 64 MiB shapes: the H200's limit must fall below 64 MiB.
     lower_pct docs/results/h200.csv "$dir/h200.csv" 10 09 vec4 2048x8192 4096x4096 8192x2048

@@ -4,17 +4,17 @@
  *        block is played thread by thread on the CPU, so the tests need no
  *        GPU and run in CI.
  *
- * - Step 11 (common/any_shape.cuh): every tile of a matrix is loaded and
+ * - Step 11 (steps/11_any_shape/any_shape.cuh): every tile of a matrix is loaded and
  *   stored by 256 emulated threads, for many shapes and every pair of
  *   input and output alignments (0-3 floats past a 16-byte boundary). The
  *   result must be bit-exact; each tile must write exactly its own part of
  *   `out` (checked by processing the tiles forwards and backwards over a
  *   poisoned output); and no read may leave the matrix, which a guard
  *   page right after the input's last 16-byte chunk turns into a crash.
- * - Step 12 (common/tma_tile.cuh): a box is laid out as the TMA unit does
+ * - Step 12 (steps/12_tma/tma_tile.cuh): a box is laid out as the TMA unit does
  *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
  *   store side writes it out, on aligned shapes.
- * - Step 12's default (common/answer.cuh): pick_answer() names the launch
+ * - Step 12's default (steps/12_tma/answer.cuh): pick_answer() names the launch
  *   its rule calls for on each side of each of its boundaries, and
  *   answer_vec4_limit() finds each measured GPU's limit.
  *
@@ -30,10 +30,10 @@
 
 #include <vector>
 
-#include "answer.cuh"
-#include "any_shape.cuh"
-#include "sector_runs.cuh"
-#include "tma_tile.cuh"
+#include "steps/12_tma/answer.cuh"
+#include "steps/11_any_shape/any_shape.cuh"
+#include "steps/11_any_shape/sector_runs.cuh"
+#include "steps/12_tma/tma_tile.cuh"
 
 static int failures = 0;
 
@@ -379,7 +379,7 @@ static void check_pick_answer(void)
     }
 }
 
-/** @brief Each GPU of common/answer_tuning.h gets its own limit; any other GPU its L2 size. */
+/** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limit; any other GPU its L2 size. */
 static void check_answer_vec4_limit(void)
 {
     const size_t l2 = 50u << 20;

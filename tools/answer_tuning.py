@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write common/answer_tuning.h, the measured half of step 12's default.
+"""Write steps/12_tma/answer_tuning.h, the measured half of step 12's default.
 
-common/answer.cuh runs step 09's 16-byte kernel on aligned matrices up to a
+steps/12_tma/answer.cuh runs step 09's 16-byte kernel on aligned matrices up to a
 size, and step 11's default beyond it.  Where that size lies was measured
 to differ between GPUs, so it is not typed in: this script reads it off
 each committed sweep, docs/results/<gpu>.csv (tools/bench.sh), as follows.
@@ -14,14 +14,14 @@ each committed sweep, docs/results/<gpu>.csv (tools/bench.sh), as follows.
      average is not above zero: up to it, step 09's kernel led on average
      at every swept size.
 
-A GPU with no committed sweep gets no row; common/answer.cuh then uses its
+A GPU with no committed sweep gets no row; steps/12_tma/answer.cuh then uses its
 L2 size, below which step 09's kernel led on every GPU measured.
 
 Usage: tools/answer_tuning.py [--check] [--print] [--results DIR] [--header FILE]
   --check   change nothing; exit 1 if the header is out of date (make test)
   --print   show each GPU's groups and the limit chosen, change nothing
   --results DIR, --header FILE   other sweeps and header than docs/results/
-            and common/answer_tuning.h (for the tests)
+            and steps/12_tma/answer_tuning.h (for the tests)
 Exit codes: 0 done (or up to date), 1 out of date (--check), 2 a sweep that
 cannot be read or lacks the rows the rule needs.
 """
@@ -103,7 +103,7 @@ def render(tunings: list[tuple[str, int, str]]) -> str:
         " *        edit by hand (`make tables` rewrites it).",
         " *",
         " * One row per GPU measured: the largest matrix, in bytes, on which",
-        " * common/answer.cuh runs step 09's 16-byte kernel. tools/answer_tuning.py",
+        " * steps/12_tma/answer.cuh runs step 09's 16-byte kernel. tools/answer_tuning.py",
         " * says how the limit is read off the sweep.",
         " */",
         "#ifndef TRANSPOSE_ANSWER_TUNING_H",

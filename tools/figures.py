@@ -413,7 +413,7 @@ def step09_chunk_slot(row, chunk):
 def step09_store_slot(tid, p, slot=step09_chunk_slot):
     """float4 slot of the tile that thread tid writes in pass p.
 
-    common/shared64.cuh, transpose_shared64_vec4() (and step 10's
+    steps/09_shared64/shared64.cuh, transpose_shared64_vec4() (and step 10's
     transpose_async64()):
         load_row = tid / CHUNKS_PER_ROW;  load_chunk = tid % CHUNKS_PER_ROW;
         tile[chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk)] = v[p];
@@ -426,7 +426,7 @@ def step09_store_slot(tid, p, slot=step09_chunk_slot):
 def step09_load_slot(tid, k, slot=step09_chunk_slot):
     """float4 slot of the tile that thread tid reads as row k of its 4x4 block.
 
-    common/shared64.cuh, transpose_shared64_vec4() (and step 10's
+    steps/09_shared64/shared64.cuh, transpose_shared64_vec4() (and step 10's
     transpose_async64()):
         group = tid % CHUNKS_PER_ROW;  block_col = tid / CHUNKS_PER_ROW;
         b[k] = tile[chunk_slot(group * VEC + k, block_col)];
@@ -1518,7 +1518,7 @@ def fig_04_unroll():
 
 # ============================================================== fig-11-runs
 
-S11_VEC = 4             # floats per 16-byte chunk (AS_VEC in common/any_shape.cuh)
+S11_VEC = 4             # floats per 16-byte chunk (AS_VEC in steps/11_any_shape/any_shape.cuh)
 S11_TILE = 64           # AS_TILE
 S11_ROWS, S11_COLS = 10007, 7919   # the misaligned shape the write-up measures
 
@@ -1610,7 +1610,7 @@ def fig_11_runs():
 
 # ============================================================== fig-11-sectors
 
-S11_SECTOR = 8          # floats per 32-byte sector (SR_SECTOR in common/sector_runs.cuh)
+S11_SECTOR = 8          # floats per 32-byte sector (SR_SECTOR in steps/11_any_shape/sector_runs.cuh)
 
 
 def step11_sector_run(rows, lead, row0, j):
@@ -1695,7 +1695,7 @@ def fig_11_sectors():
 
 # ============================================================== fig-12-swizzle
 
-S12_BOX_COLS = 32        # TMA_BOX_COLS in common/tma_tile.cuh
+S12_BOX_COLS = 32        # TMA_BOX_COLS in steps/12_tma/tma_tile.cuh
 S12_VEC = 4
 
 

@@ -3,7 +3,7 @@
 #
 #   make narrow-study [GPU=h200]        or    bash tools/narrow_study.sh
 #
-# Step 12's answer (common/answer.cuh) runs step 09's launch on a matrix
+# Step 12's answer (steps/12_tma/answer.cuh) runs step 09's launch on a matrix
 # with fewer than 64 columns where that launch runs its 16-byte kernel or
 # a row holds at least a warp's 32 columns, and step 11's chunk kernel on
 # narrower ones. This study times the three side by side on tall matrices

@@ -1051,7 +1051,7 @@ def inline_max(src, gpu, params, where):
 def inline_tuning(src, gpu, params, where):
     """tuning=vec4_limit: the size up to which step 12's answer runs step 09's
     16-byte kernel on this GPU, read off its sweep as tools/answer_tuning.py
-    reads it into common/answer_tuning.h."""
+    reads it into steps/12_tma/answer_tuning.h."""
     if params["tuning"] != "vec4_limit":
         raise MarkerError("%s: tuning= takes vec4_limit" % where)
     limit = answer_tuning.vec4_limit(answer_tuning.lead_by_size(src.bench(gpu).rows or []))

@@ -3,7 +3,7 @@
  * @brief Exercise 11: store each run of `out` as whole aligned 16-byte chunks, on a
  *        matrix of any shape and any 4-byte alignment.
  *
- * The load side is given: step 11's load_tile_any_shape() (common/any_shape.cuh)
+ * The load side is given: step 11's load_tile_any_shape() (steps/11_any_shape/any_shape.cuh)
  * fills the padded 64 x 66 tile with 16-byte loads whatever the shape. You
  * write store_run(), the way out. The task, hints and what speed to expect
  * are in exercises/11_any_shape/README.md.
@@ -12,7 +12,7 @@
  * nothing, and the grader reports FAIL.
  */
 #include "harness.h"
-#include "any_shape.cuh"
+#include "steps/11_any_shape/any_shape.cuh"
 
 /** Threads that share one run of `out`: 256 threads, 64 runs. */
 #define RUN_LANES (THREADS / TILE)

@@ -4,7 +4,7 @@
  *        Accelerator (TMA), one tile at a time, and wait for it on an mbarrier.
  *
  * The tensor map, the launcher and the PTX of TMA and mbarriers are given
- * (common/tma.cuh), and so is the way out (store_tile_tma(), common/tma_tile.cuh).
+ * (steps/12_tma/tma.cuh), and so is the way out (store_tile_tma(), steps/12_tma/tma_tile.cuh).
  * You write the kernel's loop: who asks for a tile, who waits, and on which
  * phase. The task, hints and what speed to expect are in exercises/12_tma/README.md.
  *
@@ -12,7 +12,7 @@
  * is done the kernel writes nothing, and the grader reports FAIL.
  */
 #include "harness.h"
-#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
+#include "steps/12_tma/tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /** @brief One tile in flight per block: load it with TMA, wait on an mbarrier, write it out. */
 static __global__ void __launch_bounds__(THREADS)
@@ -31,7 +31,7 @@ transpose_tma_single(const __grid_constant__ CUtensorMap in_map, float *__restri
     [[maybe_unused]] const uint32_t tile_addr = base + skip;              // the same, for TMA
     [[maybe_unused]] const uint32_t bar = (uint32_t)__cvta_generic_to_shared(&landed);
 
-    // TODO(exercise 12): with the functions of common/tma.cuh --
+    // TODO(exercise 12): with the functions of steps/12_tma/tma.cuh --
     //  - thread 0: barrier_init(bar), then fence_for_tma(); then everyone
     //    __syncthreads(), so that no thread waits on a barrier not yet made;
     //  - walk the tiles t = blockIdx.x, + gridDim.x, ... of the

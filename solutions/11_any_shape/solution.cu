@@ -3,7 +3,7 @@
  * @brief Reference solution to exercise 11: write each run of `out` as its
  *        whole aligned 16-byte chunks, plus the 0-3 floats at each end.
  *
- * The load side is step 11's (load_tile_any_shape() in common/any_shape.cuh):
+ * The load side is step 11's (load_tile_any_shape() in steps/11_any_shape/any_shape.cuh):
  * after it, tile column cc holds the `height` floats that go to row
  * col0 + cc of `out`, starting at column row0. That stretch of `out` is a
  * *run*. It starts at float `flat = first + out.lead` counted from the
@@ -27,7 +27,7 @@
  * Task: exercises/11_any_shape/README.md. Grade: `make grade EX=11`.
  */
 #include "harness.h"
-#include "any_shape.cuh"
+#include "steps/11_any_shape/any_shape.cuh"
 
 /** Threads that share one run of `out`: 256 threads, 64 runs. */
 #define RUN_LANES (THREADS / TILE)

@@ -26,7 +26,7 @@
  * Task: exercises/12_tma/README.md. Grade: `make grade EX=12`.
  */
 #include "harness.h"
-#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
+#include "steps/12_tma/tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /** @brief One tile in flight per block: load it with TMA, wait on an mbarrier, write it out. */
 static __global__ void __launch_bounds__(THREADS)

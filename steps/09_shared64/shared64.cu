@@ -18,7 +18,7 @@
  * Variant `scalar` keeps 4-byte accesses on the same tile.
  *
  * ## What it assumes
- * Any M, N >= 1. The 16-byte kernel (common/shared64.cuh) runs when
+ * Any M, N >= 1. The 16-byte kernel (steps/09_shared64/shared64.cuh) runs when
  * every row of `in` and `out` starts on a 16-byte boundary (vec4_fits());
  * otherwise the 4-byte kernel checks every element.
  *

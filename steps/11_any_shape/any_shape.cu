@@ -8,9 +8,9 @@
  * 16-byte boundary, and loses a fifth of its bandwidth. Two fixes, measured
  * against each other: `chunks` keeps 16-byte accesses on every shape by
  * loading the aligned chunks that cover each row and undoing the shift in
- * shared memory (common/any_shape.cuh). Sector runs instead move where a
+ * shared memory (steps/11_any_shape/any_shape.cuh). Sector runs instead move where a
  * tile's run of `out` starts, to a 32-byte sector boundary, so that no
- * sector is shared by two tiles (common/sector_runs.cuh). The default uses
+ * sector is shared by two tiles (steps/11_any_shape/sector_runs.cuh). The default uses
  * chunks where rows are whole chunks, on a tile grid moved to the pointers'
  * alignment when they are misaligned (step 05's idea), sector runs elsewhere.
  *

@@ -22,7 +22,7 @@
  * The default, `answer`, is what the measurements leave: step 09's
  * kernel on aligned matrices up to a size measured per GPU, step 09's or
  * the chunk kernel on matrices thinner than a tile, step 11's elsewhere
- * (common/answer.cuh).
+ * (steps/12_tma/answer.cuh).
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -277,7 +277,7 @@ static size_t launch_one_stage(const float *in, float *out, size_t rows, size_t 
     return launch_tma_stages<1>(in, out, rows, cols, stream);
 }
 
-/** @brief The default: the kernel that common/answer.cuh picks for the shape. */
+/** @brief The default: the kernel that steps/12_tma/answer.cuh picks for the shape. */
 static size_t launch_answer(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return answer_launch(in, out, rows, cols, stream);
@@ -305,7 +305,7 @@ static size_t launch_producer_warp(const float *in, float *out, size_t rows, siz
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
-    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (common/answer.cuh)",
+    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (steps/12_tma/answer.cuh)",
      launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},

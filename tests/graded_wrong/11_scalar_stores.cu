@@ -5,7 +5,7 @@
  *        shape, and no 16-byte store in the compiled kernel. tests/test_grader.sh grades it.
  */
 #include "harness.h"
-#include "any_shape.cuh"
+#include "steps/11_any_shape/any_shape.cuh"
 
 /** Threads that share one run of `out`: 256 threads, 64 runs. */
 #define RUN_LANES (THREADS / TILE)

@@ -7,7 +7,7 @@
  *        compiled code shows the mistake every time. tests/test_grader.sh grades it.
  */
 #include "harness.h"
-#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
+#include "steps/12_tma/tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /** @brief One tile in flight per block: load it with TMA, wait on an mbarrier, write it out. */
 static __global__ void __launch_bounds__(THREADS)

@@ -14,7 +14,7 @@
 #include <cuda.h>   // CUtensorMap and its enums (the types only: nothing links libcuda)
 #include <stdint.h>
 
-#include "any_shape.cuh"
+#include "steps/11_any_shape/any_shape.cuh"
 #include "check.h"
 #include "kernel_utils.cuh"
 #include "tma_tile.cuh"

@@ -4,7 +4,7 @@
  *        stores through a chunk-swizzled shared tile, and the same tile
  *        moved with 4-byte accesses for any shape. Step 09 teaches them
  *        (steps/09_shared64/shared64.cu); they live here because step 12's
- *        default runs them too (common/answer.cuh).
+ *        default runs them too (steps/12_tma/answer.cuh).
  */
 #ifndef TRANSPOSE_SHARED64_CUH
 #define TRANSPOSE_SHARED64_CUH

@@ -24,7 +24,7 @@
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
  * 11's kernel was. The limit of each GPU measured is read off its
- * committed sweep by tools/answer_tuning.py into common/answer_tuning.h;
+ * committed sweep by tools/answer_tuning.py into steps/12_tma/answer_tuning.h;
  * any other GPU gets its L2 size, below which step 09's kernel led on
  * every GPU measured. `make narrow-study` measures the rows for narrow
  * matrices (appendix 12).
@@ -42,9 +42,9 @@
 #include <cuda_runtime.h>
 
 #include "answer_tuning.h"   // ANSWER_TUNINGS: the measured limit of each GPU
-#include "any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
+#include "steps/11_any_shape/any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
 #include "check.h"           // CUDA_CHECK
-#include "shared64.cuh"      // shared64_launch()
+#include "steps/09_shared64/shared64.cuh"   // shared64_launch()
 
 /** @brief The three launches the answer chooses between. */
 enum answer_kernel {

@@ -1,0 +1,92 @@
+"""Read and write the results files, by column name, with pandas.
+
+    docs/results/<gpu>.csv               the sweep of every step (make bench)
+    docs/results/<gpu>-profile.csv       Nsight Compute counters (make profile)
+    docs/results/<gpu>-peers.csv         other libraries' transposes (make peers)
+    docs/results/<gpu>-reference-timings.csv   the exercise solutions
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from lab import schema
+
+SHAPE = re.compile(r"([1-9][0-9]*)x([1-9][0-9]*)(?:\+([0-9]+))?")
+
+
+class ResultsError(Exception):
+    """A results file that is missing, or lacks a column its layout needs."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A matrix shape as the programs take it: ROWSxCOLS[+OFFSET]."""
+
+    rows: int
+    cols: int
+    offset: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> Shape:
+        match = SHAPE.fullmatch(text.strip())
+        if match is None:
+            raise ValueError(f"'{text}' is not ROWSxCOLS[+OFFSET]")
+        rows, cols, offset = match.groups()
+        return cls(int(rows), int(cols), int(offset or 0))
+
+    def __str__(self) -> str:
+        return f"{self.rows}x{self.cols}" + (f"+{self.offset}" if self.offset else "")
+
+    def label(self) -> str:
+        """The form the tables show: 33 x 4097, or 33 x 4097, offset 1."""
+        return f"{self.rows} x {self.cols}" + (f", offset {self.offset}" if self.offset else "")
+
+
+def gpu_slug(name: str) -> str:
+    """The file-name form of a GPU's name: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3"."""
+    name = re.sub(r"^nvidia\s+", "", name.strip(), flags=re.IGNORECASE)
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def path(gpu: str, kind: str = "bench") -> Path:
+    """docs/results/<gpu>.csv, or docs/results/<gpu>-<kind>.csv."""
+    return schema.RESULTS / (f"{gpu}.csv" if kind == "bench" else f"{gpu}-{kind}.csv")
+
+
+def gpus() -> pd.DataFrame:
+    """The GPUs with committed results (docs/results/gpus.csv): slug, name, front_page."""
+    return pd.read_csv(schema.RESULTS / "gpus.csv", keep_default_na=False)
+
+
+def load(file: Path | str, layout: str) -> pd.DataFrame:
+    """A results file as a DataFrame, checked against its layout's columns and roles."""
+    file = Path(file)
+    if not file.is_file():
+        raise ResultsError(f"{file} does not exist")
+    frame = pd.read_csv(file, dtype={"step": str, "exercise": str}, keep_default_na=False, na_values=[""])
+    missing = [c for c in schema.LAYOUTS[layout] if c not in frame.columns]
+    if missing:
+        raise ResultsError(f"{file} has no column {', '.join(missing)}")
+    roles = schema.ROLES.get(layout)
+    if roles is not None and "role" in frame:
+        bad = frame[~frame["role"].isin(roles)]
+        if len(bad):
+            raise ResultsError(f"{file}: row {bad.index[0] + 2} has role '{bad['role'].iloc[0]}'")
+    if "step" in frame:
+        frame["step"] = frame["step"].str.zfill(2)
+    return frame
+
+
+def write(frame: pd.DataFrame, file: Path | str, layout: str) -> None:
+    """Write a results file with its layout's columns, in their order."""
+    frame.loc[:, list(schema.LAYOUTS[layout])].to_csv(file, index=False)
+
+
+def failures(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows whose check is neither PASS nor SKIP."""
+    return frame[~frame["check"].isin(["PASS", "SKIP"])]
