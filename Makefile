@@ -65,6 +65,12 @@ step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
 step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
                  -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
+# STEP=5 and STEP=05 name the same step, as EX=5 and EX=05 name the same
+# exercise: a single digit gets its leading zero.
+ifneq ($(filter $(STEP),1 2 3 4 5 6 7 8 9),)
+  override STEP := 0$(STEP)
+endif
+
 # $(call need_step,TARGET): shell commands that stop with one line on stderr
 # and exit 2 unless STEP is one step number that exists; the message lists
 # the steps found.
