@@ -82,7 +82,7 @@ TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tes
                $(BUILD)/tools/gpu_probe
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
-.PHONY: all help run diff test docs diagrams clean
+.PHONY: all help run diff test docs clean
 .DEFAULT_GOAL := help
 
 # Further targets (grading, profiling, benchmarks) live in mk/*.mk; they are
@@ -132,17 +132,6 @@ docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@mkdir -p $(BUILD)/docs
 	$(call say,DOXY,$(BUILD)/docs/html/index.html)
 	$(Q){ cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen - > $(BUILD)/docs/doxygen.log
-
-# Diagrams: docs/img/NAME.dot (Graphviz) -> docs/img/NAME.svg, which is
-# committed so that GitHub and the Doxygen site show it without Graphviz.
-DIAGRAMS := $(patsubst %.dot,%.svg,$(wildcard docs/img/*.dot))
-
-diagrams: $(DIAGRAMS) ## render docs/img/*.dot to the committed docs/img/*.svg (needs Graphviz)
-
-docs/img/%.svg: docs/img/%.dot
-	@command -v dot >/dev/null || { echo "error: dot not found: install Graphviz (apt-get install graphviz)" >&2; exit 3; }
-	$(call say,DOT,$@)
-	$(Q)dot -Tsvg $< -o $@
 
 clean: ## remove build/
 	rm -rf $(BUILD)
