@@ -313,7 +313,7 @@ class Canvas:
         self.line(string, size=TEXT, weight="bold", color=GOOD if good else BAD, step=1.5)
 
     def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL, **style):
-        self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6))
+        self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6, clip_on=False))
         if label is not None:
             self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
 
@@ -332,7 +332,7 @@ class Canvas:
         self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
 
     def box(self, x, y, w, h, name, detail=()):
-        """A hardware unit: a rounded box, its name in bold and a few muted lines under it."""
+        """A hardware unit: a box, its name in bold and a few muted lines under it."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
         self.text(x + 0.5, y + 0.8, name, weight="bold")
         for n, string in enumerate(detail):
@@ -997,7 +997,7 @@ def ladder_panel(ax, bars, copy, cublas):
     if not math.isnan(cublas):
         ax.axhline(cublas, linewidth=1.8, color=BAD, label=f"cuBLAS cublasSgeam: {cublas:.0f} GB/s")
     ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
-                  fontsize=SMALL + 1)
+                  fontsize=SMALL)
     ax.set_ylim(0, 1.35 * max(bars.gbps.max(), copy))
     ax.set_ylabel(GBPS)
     ax.grid(axis="y", color="#dddddd")
