@@ -21,6 +21,7 @@ import functools
 import math
 import os
 import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,9 +181,16 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
     return "\n".join("| " + " | ".join(cells) + " |" for cells in [header, align, *body])
 
 
+def wrapped(part: str) -> str:
+    """A one-line paragraph wrapped at 100 characters; tables and lists as they are."""
+    if part.startswith("|") or "\n" in part:
+        return part
+    return textwrap.fill(part, width=100, break_long_words=False, break_on_hyphens=False)
+
+
 def block(*parts: str) -> str:
     """The parts that are not empty, as paragraphs."""
-    return "\n\n".join(part for part in parts if part)
+    return "\n\n".join(wrapped(part) for part in parts if part)
 
 
 # ------------------------------------------------------------- parameters
@@ -488,8 +496,9 @@ def profile(page: Page, shape: str, metrics: str, steps: str | None = None, peer
             baselines: bool | str = False, variant: str | None = None, gpu: str | None = None) -> str:
     """Kernels x Nsight Compute metrics at one shape, from <gpu>-profile.csv and <gpu>-peers-profile.csv.
 
-    baselines= and variant= also tell the profile plan (lab/profile_plan.csv) what to measure;
-    here variant= keeps that variant of each step and the baselines.
+    variant= keeps that variant of each step, and the baselines.  baselines= changes nothing here:
+    it is accepted so that a template can say the copy and cuBLAS rows are wanted, which
+    lab/profile_plan.csv, not the docs, tells the profiler.
     """
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
     peer_list, step_numbers = split(peers), step_list(steps, required=not peers)
@@ -535,7 +544,7 @@ def peers(page: Page, shapes: str | None = None, gpu: str | None = None) -> str:
                      fmt_ratio(row["vs_tutorial"]), fmt_text(row["check"])])
         last = shape
     note = ("% of copy: against a device-to-device copy of the same bytes timed in the same run. "
-            "vs tutorial: the tutorial's time over this one (above 1.00x: faster than the tutorial).")
+            "vs tutorial: the tutorial's time over this one (above 1: faster than the tutorial).")
     note += f" Timing: {usual}." if usual else ""
     note += "".join(" " + "\\*" * (i + 1) + f": {method}." for i, method in enumerate(others))
     header = ["shape", "library", "op", "median ms", "GB/s", "% of copy", "vs tutorial", "check"]
