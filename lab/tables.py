@@ -83,11 +83,14 @@ def read_env(file: Path) -> dict:
 
 
 def source(gpu: str, kind: str = "bench") -> str:
-    """The line under a table: which file, measured on which GPU, and when."""
-    if not gpu:
-        first = load("", "reference-timings").iloc[0]
-        return f"*Source: docs/reference-timings.csv ({first['gpu']}, {first['date']}).*"
-    file = results.path(gpu, kind)
+    """The line under a table: which file, measured on which GPU, and when.
+
+    The reference timings say so in their own columns; the others in the env file beside them.
+    """
+    file = REFERENCE_CSV if not gpu else results.path(gpu, kind)
+    if kind == "reference-timings":
+        first = load(gpu, kind).iloc[0]
+        return f"*Source: {file.relative_to(ROOT)} ({first['gpu']}, {first['date']}).*"
     env = read_env(schema.RESULTS / f"{file.stem}-env.txt") or read_env(schema.RESULTS / f"{gpu}-env.txt")
     name = env.get("gpu") or load(gpu, kind)["gpu"].iloc[0]
     when = f", {env['date_utc']} UTC" if "date_utc" in env else ""
@@ -469,16 +472,12 @@ def step_profile_rows(gpu: str, steps: list[str], shape: Shape, variant: str | N
     if variant:
         wide = wide[(wide["role"] != "kernel") | (wide["kernel"] == variant)]
     defaults = default_names(gpu)
-    order = sorted(range(len(wide)), key=lambda i: (steps.index(wide["step"].iloc[i]), wide["role"].iloc[i] != "kernel",
-                                                    wide["kernel"].iloc[i] != defaults.get(wide["step"].iloc[i]), i))
-    labelled = []
-    for _, row in wide.iloc[order].iterrows():
-        if row["role"] == "kernel":
-            default = defaults.get(row["step"]) or wide[wide["step"] == row["step"]]["kernel"].iloc[0]
-            labelled.append((kernel_label(row["step"], row["kernel"], default), row))
-        else:
-            labelled.append((DISPLAY_NAMES.get(row["kernel"], row["kernel"]), row))
-    return labelled
+    wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
+                       variant=wide["kernel"] != wide["step"].map(defaults))
+    wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
+    return [(DISPLAY_NAMES.get(row["kernel"], row["kernel"]) if row["baseline"]
+             else kernel_label(row["step"], row["kernel"], defaults.get(row["step"])), row)
+            for _, row in wide.iterrows()]
 
 
 def peer_profile_rows(gpu: str, peers: list[str], shape: Shape) -> list[tuple]:
@@ -632,7 +631,7 @@ def expected(page: Page, ex: str, also: str | None = None, gpu: str | None = Non
             "*vs step*; above 1.00x the reference is faster. % of copy carries over to other GPUs better than "
             "GB/s does.")
     header = ["kernel", "median ms", "GB/s", "% of copy", "reference vs this"]
-    return block(note, markdown(header, body), source(""))
+    return block(note, markdown(header, body), source("", "reference-timings"))
 
 
 def reference(page: Page, gpu: str | None = None) -> str:
@@ -641,17 +640,16 @@ def reference(page: Page, gpu: str | None = None) -> str:
     first = rows.iloc[0]
     machine = "\n".join([f"- GPU: {first['gpu']}", f"- Driver: {first['driver']}", f"- CUDA: {first['cuda']}",
                          f"- Date: {first['date']}",
-                         f"- Shape: {Shape.parse(first['at']).label()} float32; the harness times each kernel on "
-                         "the same", "  buffers (median of its timed runs, L2 flushed in between)"])
+                         f"- Shape: {Shape.parse(first['at']).label()} float32; the harness times each kernel on the "
+                         "same buffers (median of its timed runs, L2 flushed in between)"])
     body = [[row["exercise"], row["kernel"], fmt_ms(row["median_ms"]), fmt_gbps(row["gbps"]),
              fmt_pct(row["pct_of_copy"]), fmt_ratio(row["vs_cublas"])] for _, row in rows.iterrows()]
     sources = rows.dropna(subset=["source"]).drop_duplicates("source")
     listing = "\n".join(f"- {row['source']}" + (f": `{row['sha256']}`" if isinstance(row["sha256"], str) else "")
                         for _, row in sources.iterrows())
-    file = REFERENCE_CSV if not gpu else results.path(gpu, "reference-timings")
     return block(machine, markdown(["exercise", "kernel", "median ms", "GB/s", "% of copy", "vs cuBLAS"], body),
                  "Sources of the rows above. A solution's sha256 covers the solution file and the exercise header "
-                 "it includes, if any:", listing, f"*Source: {file.relative_to(ROOT)}.*")
+                 "it includes, if any:", listing, source(gpu or "", "reference-timings"))
 
 
 # ------------------------------------------------------------- one number in a sentence
