@@ -329,10 +329,7 @@ def best_kernel(gpu: str, shape: Shape, column: str) -> pd.Series | None:
 def gaps(page: Page, step: str, over: str = "1", gpu: str | None = None) -> str:
     """Every swept shape where the step's default kernel trails the best kernel by more than `over` points."""
     gpu, step = gpu or page.gpu, step_list(step)[0]
-    try:
-        points = float(over)
-    except ValueError as err:
-        raise TemplateError("over= takes a number of points") from err
+    points = float(over)
     shapes = sorted((Shape.parse(at) for s, at in runs(gpu) if s == step),
                     key=lambda sh: (sh.rows * sh.cols, sh.rows, sh.offset))
     body = []
