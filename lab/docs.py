@@ -62,7 +62,8 @@ def render(env: jinja2.Environment, template: Path, gpu: str) -> str:
     functions = {fn.__name__: functools.partial(fn, page) for fn in tables.FUNCTIONS}
     name = template.relative_to(ROOT).as_posix()
     try:
-        text = env.get_template(name).render(**functions)
+        gpus = results.gpus().to_dict("records")   # [{slug, name, front_page}], for pages that loop
+        text = env.get_template(name).render(gpus=gpus, **functions)
     except (jinja2.TemplateError, tables.TemplateError, TypeError, ValueError, KeyError) as err:
         line = template_line(template, err)
         where = f"{name}:{line}" if line else name
