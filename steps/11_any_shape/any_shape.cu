@@ -20,7 +20,7 @@
  * Where the runs of `out` start. Two controls: `words` is the 4-byte kernel
  * of steps 09-10 in the same tile order (sector runs without the moved
  * runs), and `chunks` is the chunk kernel on step 10's grid on every shape
- * (on odd rows: 16-byte accesses, a third of the store requests, and the
+ * (on odd rows: 16-byte accesses, far fewer store requests, and the
  * sectors still split).
  *
  * ## What it assumes
