@@ -82,7 +82,7 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
 
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
-    {"any_shape", "runs of out start on sector boundaries: sector runs on odd rows, a shifted grid at misaligned pointers",
+    {"any_shape", "every sector of out has one writer: sector runs on odd rows, a shifted grid at misaligned pointers",
      launch_any_shape, ANY_GPU},
     {"chunks", "a control: 16-byte chunks on step 10's grid on every shape, the runs of out not moved",
      launch_chunks, ANY_GPU},
