@@ -5,23 +5,19 @@
  *
  * ## The idea
  * On a row of `out` that does not start on a 32-byte sector boundary, a
- * 64-float run of a 64x64 tile spans 9 sectors, and shares the first and
- * the last with the tiles above and below, which write them at another
- * time: step 10 falls far behind its aligned speed. The fix moves where each
- * tile's run starts to a sector boundary, so that no sector has two
- * writers: per row of `out` on odd shapes (*sector runs*,
- * steps/11_any_shape/sector_runs.cuh: 72 x 64 tiles, 4-byte accesses), or
- * by moving the whole tile grid when both pointers sit the same few floats
- * past alignment (the shifted grid, step 05's idea for tiles, in
- * steps/11_any_shape/any_shape.cuh). Where rows are whole 16-byte chunks
- * the chunk kernel moves the tiles 16 bytes at a time.
+ * 64-float run of a 64x64 tile spans 9 sectors and shares the first and
+ * last with the tiles above and below, which write them at another time.
+ * The fix moves each tile's run to start on a sector boundary, so that no
+ * sector has two writers: per row of `out` on odd shapes (*sector runs*,
+ * sector_runs.cuh: 72 x 64 tiles, 4-byte accesses), or by moving the whole
+ * tile grid when both pointers sit the same few floats past alignment (the
+ * shifted grid, step 05's idea for tiles). Where rows are whole 16-byte
+ * chunks the chunk kernel (any_shape.cuh) moves the tiles 16 bytes at a time.
  *
  * ## What changed since step 10
- * Where the runs of `out` start. Two controls: `words` is the 4-byte kernel
- * of steps 09-10 in the same tile order (sector runs without the moved
- * runs), and `chunks` is the chunk kernel on step 10's grid on every shape
- * (on odd rows: 16-byte accesses, far fewer store requests, and the
- * sectors still split).
+ * Where the runs of `out` start. Two controls leave them at `64 k`:
+ * `words`, the 4-byte kernel of steps 09-10 in the same tile order, and
+ * `chunks`, the chunk kernel on step 10's grid (far fewer requests).
  *
  * ## What it assumes
  * Any M, N >= 1 and 4-byte-aligned pointers. Vectors are copied.

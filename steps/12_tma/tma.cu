@@ -7,23 +7,20 @@
  * Step 10's threads spend instructions on every 16-byte load. On compute
  * capability 9.0 one thread can instead hand the TMA unit a *tensor map*
  * (the matrix's shape and pitch) and a tile's coordinates; the unit copies
- * the 64x32 box into shared memory, zero-fills what lies outside the
- * matrix, swizzles it (`SWIZZLE_128B`) and signals an mbarrier. A
- * persistent block keeps TMA_STAGES tiles in flight while its 256 threads
- * write out the oldest with step 10's 4x4 register transpose: more bytes
- * in flight per multiprocessor than step 10 holds.
+ * the 64x32 boxes into shared memory, zero-fills what lies outside the
+ * matrix, swizzles them and signals an mbarrier. A persistent block keeps
+ * TMA_STAGES tiles in flight while its threads write out the oldest with
+ * step 10's 4x4 register transpose: more bytes in flight than step 10's.
  *
  * ## What changed since step 11
- * Variant `tma` loads by TMA where TMA can describe the matrix (step 11's
- * kernel elsewhere); `one_stage`, the same kernel with one tile in flight
- * per block, is the control for what the pipeline adds.
+ * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
+ * elsewhere); `one_stage`, with one tile in flight per block, is its control.
  *
  * ## The answer
- * The default, `answer`, is what the measurements leave: step 09's
- * kernel on aligned matrices up to a size measured per GPU
- * (steps/12_tma/answer_tuning.h), step 09's or the chunk kernel on
- * matrices thinner than a tile, step 11's elsewhere
- * (steps/12_tma/answer.cuh). It runs no TMA kernel.
+ * The default, `answer` (answer.cuh), is what the measurements leave:
+ * step 09's kernel on aligned matrices up to a size measured per GPU
+ * (answer_tuning.h), step 09's or the chunk kernel on matrices thinner
+ * than a tile, step 11's elsewhere. It runs no TMA kernel.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
