@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from lab import results, schema
+from lab import tuning as tuning_rule
 from lab.results import Shape
 
 ROOT = schema.ROOT
@@ -110,9 +111,29 @@ def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFr
     return run
 
 
+@functools.cache
+def variants_defined(step: str) -> frozenset | None:
+    """The variant names steps/NN_*/*.cu defines today, or None if the step has no folder."""
+    sources = list(ROOT.glob(f"steps/{step}_*/*.cu"))
+    if not sources:
+        return None
+    return frozenset(re.findall(r'^\s*\{"(\w+)",', sources[0].read_text(), flags=re.M))
+
+
 def kernels(run: pd.DataFrame) -> pd.DataFrame:
-    """The program's own kernels, in the order it printed them."""
-    return run[run["role"] == "kernel"]
+    """The program's own kernels, in the order it printed them.
+
+    Rows of a variant the step no longer defines stay in the committed CSV (a write-up may quote
+    them through value()) but leave the tables, which show the steps as they are.
+    """
+    return current(run[run["role"] == "kernel"])
+
+
+def current(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows less those of kernels that their step no longer defines (baselines stay)."""
+    keep = [role != "kernel" or variants_defined(step) is None or kernel in variants_defined(step)
+            for step, kernel, role in zip(rows["step"], rows["kernel"], rows["role"], strict=True)]
+    return rows[keep]
 
 
 def copy_bound(run: pd.DataFrame) -> pd.Series | None:
@@ -322,7 +343,7 @@ def ladder(page: Page, shape: str, gpu: str | None = None) -> str:
 def best_kernel(gpu: str, shape: Shape, column: str) -> pd.Series | None:
     """The kernel row of any step at a shape with the highest value of column."""
     rows = load(gpu)
-    rows = rows[(rows["role"] == "kernel") & (rows["at"] == str(shape))].dropna(subset=[column])
+    rows = kernels(rows[rows["at"] == str(shape)]).dropna(subset=[column])
     return rows.loc[rows[column].idxmax()] if len(rows) else None
 
 
@@ -465,7 +486,7 @@ def profiled(frame: pd.DataFrame, steps: list[str], shape: Shape) -> pd.DataFram
 
 def step_profile_rows(gpu: str, steps: list[str], shape: Shape, variant: str | None) -> list[tuple]:
     """(label, {metric: value}) of the steps' kernels: each default first, its variants, then baselines."""
-    wide = profiled(load(gpu, "profile"), steps, shape)
+    wide = current(profiled(load(gpu, "profile"), steps, shape))
     if variant:
         wide = wide[(wide["role"] != "kernel") | (wide["kernel"] == variant)]
     defaults = default_names(gpu)
@@ -741,37 +762,16 @@ def highest(gpu: str, column: str, min_side: str) -> str:
     return fmt_pct(rows["pct_of_copy"].max())
 
 
-# Step 12's answer runs step 09's 16-byte kernel (the leader) on aligned matrices up to a size,
-# and step 11's default (the challenger) beyond it.
-LEADER, CHALLENGER = ("09", "vec4"), ("11", "any_shape")
 
 
 def vec4_limit(gpu: str, tuning: str) -> str:
-    """The size up to which step 09's kernel leads step 11's on average at every swept size.
-
-    Only shapes where step 09's 16-byte kernel runs count: offset 0, both sides multiples of 4
-    and at least one 64x64 tile.  steps/12_tma/answer_tuning.h holds the same limits.
-    """
+    """The size up to which step 12's answer runs step 09's kernel, read off the sweep (lab.tuning)."""
     if tuning != "vec4_limit":
         raise TemplateError("tuning= takes vec4_limit")
-    rows = kernels(load(gpu))
-
-    def pct(step_kernel):
-        mine = rows[(rows["step"] == step_kernel[0]) & (rows["kernel"] == step_kernel[1])]
-        return mine.drop_duplicates("at", keep="last").set_index("at")["pct_of_copy"]
-
-    lead = (pct(LEADER) - pct(CHALLENGER)).dropna()
-    shapes = [Shape.parse(at) for at in lead.index]
-    counted = [s.offset == 0 and s.rows % 4 == 0 and s.cols % 4 == 0 and min(s.rows, s.cols) >= 64 for s in shapes]
-    sizes = pd.Series([s.rows * s.cols * 4 for s in shapes], index=lead.index)
-    limit = 0
-    for size, mean in lead[counted].groupby(sizes[counted]).mean().items():
-        if mean <= 0:
-            break
-        limit = size
+    limit = tuning_rule.limits(gpu)
     if limit == 0:
         raise TemplateError(f"{results.path(gpu).name} gives step 09's kernel no lead at any size")
-    return f"{limit >> 20} MiB"
+    return tuning_rule.label(limit)
 
 
 FUNCTIONS = (table, compact, gaps, profile, ladder, bar, peers, timing, steps, expected, reference, value)
