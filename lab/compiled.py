@@ -50,6 +50,22 @@ class Compiled:
         return sorted(names)
 
 
+def rule_problem(rule) -> str | None:
+    """What is wrong with one "technique" entry of a grading.json, or None."""
+    if not isinstance(rule, dict) or not isinstance(rule.get("what"), str):
+        return 'every "technique" entry needs a "what" that says it in words'
+    if rule.get("check") not in CHECKS:
+        return f'"check" must be one of {", ".join(CHECKS)}, not {rule.get("check")!r}'
+    if rule["check"] == "instructions" and not isinstance(rule.get("opcode"), str):
+        return 'an "instructions" requirement needs an "opcode" (a regular expression)'
+    for key in ("opcode", "operands", "function"):
+        try:
+            re.compile(rule.get(key) or "")
+        except re.error as e:
+            return f'"{key}" of {rule["what"]!r} is not a regular expression: {e}'
+    return None
+
+
 def elf_sections(text: str):
     """(arch, function, line) for every line of cuobjdump's machine code inside a function.
 

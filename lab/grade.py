@@ -48,8 +48,8 @@ from pathlib import Path
 import pandas as pd
 
 from lab import results, schema
-from lab.compiled import CHECKS as TECHNIQUE_CHECKS
-from lab.compiled import Compiled, check_requirement
+from lab.compiled import Compiled, check_requirement, rule_problem
+from lab.sanitizer_report import describe_finding, pick_finding, sanitizer_records, summary_count
 
 ROOT = schema.ROOT
 BUILD = os.environ.get("BUILD") or "build"
@@ -77,7 +77,6 @@ SHAPE_RE = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(?:\+[0-3])?")
 CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ([0-9]+x[0-9]+(?:\+[0-9]+)?)(?: \((.*)\))?\s*$")
 # What the harness says, with exit code 3, when a shape does not fit in memory.
 DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")
-SOURCE_LOCATION_RE = re.compile(r"in (\S+?\.(?:cu|cuh|h|hpp|cpp|c)):(\d+)")
 
 # Nsight Compute counters behind the "profile" requirements: (numerator, denominator).
 PROFILE_METRICS = {
@@ -220,6 +219,36 @@ def require_gpu(timeout: float) -> str:
     return ran.out.strip()
 
 
+# ------------------------------------------------------------------ verdicts
+
+
+@dataclass
+class Verdict:
+    status: str  # PASS, FAIL or SKIP
+    why: str
+    details: list[str] = field(default_factory=list)
+    stopped: bool = False  # the program had to be killed: do not run it again
+
+
+@dataclass
+class Grade:
+    subject: Subject
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    ratio: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        return any(v.status == "FAIL" for v in self.verdicts.values())
+
+    def reason(self) -> str:
+        """Every FAIL's why; without a FAIL, what was skipped and why."""
+        failed = [f"{k}: {v.why}" for k, v in self.verdicts.items() if v.status == "FAIL"]
+        if failed:
+            return "; ".join(failed)
+        skipped = [f"{k} ({v.why})" for k, v in self.verdicts.items() if v.status == "SKIP"]
+        return ("skipped: " + "; ".join(skipped)) if skipped else ""
+
+
 # ------------------------------------------------------------------ exercises and shapes
 
 
@@ -282,18 +311,9 @@ def rules_problem(rules) -> str | None:
     floor = rules.get("floor")
     if not isinstance(floor, (int, float)) or not 0 < floor <= 10:
         return '"floor" must be a number above 0 (the lowest speed ratio to the reference)'
-    for item in rules.get("technique", []):
-        if not isinstance(item, dict) or not isinstance(item.get("what"), str):
-            return 'every "technique" entry needs a "what" that says it in words'
-        if item.get("check") not in TECHNIQUE_CHECKS:
-            return f'"check" must be one of {", ".join(TECHNIQUE_CHECKS)}, not {item.get("check")!r}'
-        if item["check"] == "instructions" and not isinstance(item.get("opcode"), str):
-            return 'an "instructions" requirement needs an "opcode" (a regular expression)'
-        for key in ("opcode", "operands", "function"):
-            try:
-                re.compile(item.get(key) or "")
-            except re.error as e:
-                return f'"{key}" of {item["what"]!r} is not a regular expression: {e}'
+    problems = [rule_problem(item) for item in rules.get("technique", [])]
+    if any(problems):
+        return next(filter(None, problems))
     for item in rules.get("profile", []):
         if not isinstance(item, dict) or item.get("metric") not in PROFILE_METRICS:
             return f'"metric" must be one of {", ".join(PROFILE_METRICS)}'
@@ -470,36 +490,6 @@ def compiler_lines(output: str) -> list[str]:
     lines = [line for line in output.splitlines() if line.strip()
              and not line.startswith(("make", "  NVCC", "  LINK", "  CC", "  AR"))]
     return lines[:20]
-
-
-# ------------------------------------------------------------------ verdicts
-
-
-@dataclass
-class Verdict:
-    status: str  # PASS, FAIL or SKIP
-    why: str
-    details: list[str] = field(default_factory=list)
-    stopped: bool = False  # the program had to be killed: do not run it again
-
-
-@dataclass
-class Grade:
-    subject: Subject
-    verdicts: dict[str, Verdict] = field(default_factory=dict)
-    ratio: float | None = None
-
-    @property
-    def failed(self) -> bool:
-        return any(v.status == "FAIL" for v in self.verdicts.values())
-
-    def reason(self) -> str:
-        """Every FAIL's why; without a FAIL, what was skipped and why."""
-        failed = [f"{k}: {v.why}" for k, v in self.verdicts.items() if v.status == "FAIL"]
-        if failed:
-            return "; ".join(failed)
-        skipped = [f"{k} ({v.why})" for k, v in self.verdicts.items() if v.status == "SKIP"]
-        return ("skipped: " + "; ".join(skipped)) if skipped else ""
 
 
 # ------------------------------------------------------------------ technique
@@ -690,70 +680,6 @@ def correctness(subject: Subject, others: list[Program], others_why_not: str | N
 
 
 # ------------------------------------------------------------------ sanitizers
-
-
-@dataclass
-class SanitizerFinding:
-    header: str
-    lines: list[str]
-
-    @property
-    def text(self) -> str:
-        return " ".join([self.header] + self.lines)
-
-
-SANITIZER_NOISE = ("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY",
-                   "Target application returned")
-
-
-def sanitizer_records(text: str) -> list[SanitizerFinding]:
-    """compute-sanitizer's reports: a header line, then its indented lines."""
-    records: list[SanitizerFinding] = []
-    for line in text.splitlines():
-        body = line[len("========="):] if line.startswith("=========") else ""
-        if not body.strip():
-            continue
-        if body.startswith("  ") and records:
-            if not body.strip().startswith(("Host Frame:", "Saved host backtrace")):
-                records[-1].lines.append(body.strip())
-        else:
-            records.append(SanitizerFinding(body.strip(), []))
-    return [r for r in records if not r.header.startswith(SANITIZER_NOISE)]
-
-
-def summary_count(text: str) -> int:
-    """Hazards or errors the summary lines count (racecheck warnings included)."""
-    return sum(int(n) for n in re.findall(r"(?:RACECHECK|ERROR) SUMMARY: (\d+)", text))
-
-
-def locations(text: str) -> list[str]:
-    return [f"{os.path.basename(f)}:{n}" for f, n in SOURCE_LOCATION_RE.findall(text)]
-
-
-def describe_finding(tool: str, finding: SanitizerFinding) -> str:
-    """One line: what the tool found and at which lines of the source."""
-    header = re.sub(r"^(?:Error|Warning|ERROR|WARNING):\s*", "", finding.header)
-    whole = finding.text
-    if tool == "racecheck":
-        accesses = re.findall(r"(Read|Write)\b[^;]*?\bin (\S+?\.(?:cu|cuh|h)):(\d+)", whole.replace(" and ", " ; "))
-        sides = dict.fromkeys(f"{kind} at {os.path.basename(f)}:{n}" for kind, f, n in accesses)
-        hazards = re.search(r"\[(\d+) hazards?\]", whole)
-        kind = re.search(r"Potential (\w+) hazard", header)
-        return ("racecheck: shared-memory " + (f"{kind.group(1)} hazard" if kind else "race")
-                + (" between " + " and ".join(sides) if sides else "")
-                + (f" ({hazards.group(1)} hazards)" if hazards else "") + ": a missing __syncthreads()?")
-    where = locations(whole)
-    if where:
-        header = re.sub(r"\s+at\s+.*$", "", header)
-    extra = " (out of bounds)" if tool == "memcheck" and "out of bounds" in whole else ""
-    return f"{tool}: {header.rstrip('.:')}" + (f" at {where[0]}" if where else "") + extra
-
-
-def pick_finding(records: list[SanitizerFinding]) -> SanitizerFinding | None:
-    """The record to show: a race analysis, else one that names a source line."""
-    races = [r for r in records if "Race reported" in r.header]
-    located = [r for r in records if locations(r.text) and not r.header.startswith("Program hit")]
-    return (races + located + records or [None])[0]
 
 
 def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool = True) -> Verdict:
