@@ -33,8 +33,8 @@ grade: export GRADE_ARG_FILE := $(value FILE)
 grade: export GRADE_ARG_BATCH := $(value BATCH)
 grade: export GRADE_ARG_CSV := $(or $(value CSV),grades.csv)
 grade: ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
-	@python3 -m lab.grade $(if $(EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(FILE), \
-	    --file "$$GRADE_ARG_FILE")$(if $(BATCH), --batch "$$GRADE_ARG_BATCH" --csv "$$GRADE_ARG_CSV"); \
+	@python3 -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value FILE), \
+	    --file "$$GRADE_ARG_FILE")$(if $(value BATCH), --batch "$$GRADE_ARG_BATCH" --csv "$$GRADE_ARG_CSV"); \
 	code=$$?; [ $$code -eq 0 ] || echo "make grade: the grader exited $$code (1 a check FAILed, 2 bad command" \
 	    "line or file, 3 no GPU or a machine problem); scripts call python3 -m lab.grade to receive that code" >&2; \
 	exit $$code
