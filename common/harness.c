@@ -11,7 +11,8 @@
  *    - check that it fits in device and host memory, allocate its buffers,
  *      make a random input and its CPU reference;
  *    - for every row (memcpy, copy kernel, cuBLAS, the step's variants):
- *      poison the output, run once, compare bit for bit;
+ *      poison the output and the slack around it, run once, compare bit
+ *      for bit and check that the slack still holds the poison;
  *    - unless `--check-only`, time every row (time_row()) and compare the
  *      last timed output again;
  *    - print the shape's lines, table or CSV rows, and free its buffers;
@@ -34,7 +35,11 @@
 #define MAX_REPORTED_MISMATCHES 8
 /** Device memory kept free for cuBLAS's workspace and the CUDA context's needs. */
 #define DEVICE_SLACK_BYTES ((size_t)256 << 20)
-/** Extra bytes per device buffer: room to shift it by the shape's offset. */
+/**
+ * Extra bytes per device buffer: room to shift it by the shape's offset. The
+ * output's slack (offset floats before it, the rest after it) is allocated, so
+ * memcheck cannot see a write there: verify_output() checks it instead.
+ */
 #define BUFFER_PAD_BYTES 256
 /** Baseline rows in front of the variants: memcpy, copy kernel, cuBLAS. */
 #define BASELINE_ROWS 3
@@ -108,7 +113,60 @@ static size_t launch_row(const bench *b, const matrices *m, const report_row *ro
     return threads;
 }
 
-/** @brief Wait for the row, bring its output back and compare it; adds to row->mismatches. */
+/**
+ * @brief Poison the whole output allocation, the slack around the matrix included.
+ *
+ * Done once before a row's check and once before its timed runs, which then poison
+ * only the matrix: a write into the slack by any of them is still there to be seen.
+ */
+static void poison_output_and_slack(const bench *b, const matrices *m)
+{
+    poison_output((float *)m->dev_out_base, m->bytes + BUFFER_PAD_BYTES, b->stream);
+}
+
+/** @brief How many of @p count bytes at @p bytes no longer hold ::POISON_BYTE. */
+static size_t unpoisoned(const unsigned char *bytes, size_t count)
+{
+    size_t changed = 0;
+    for (size_t i = 0; i < count; ++i)
+        changed += bytes[i] != POISON_BYTE;
+    return changed;
+}
+
+/**
+ * @brief Check that the row left the output's slack alone; adds to row->bytes_past_end
+ *        and row->bytes_before_start and prints a line for each side it wrote to.
+ *
+ * An index one past the last element lands in allocated memory: the comparison
+ * and every sanitizer miss it, yet in a real program it overwrites a neighbour.
+ */
+static void verify_slack(const matrices *m, report_row *row, const char *label)
+{
+    unsigned char slack[BUFFER_PAD_BYTES];
+    const size_t before = m->shape.offset * sizeof(float);
+    const size_t after = BUFFER_PAD_BYTES - before;
+    if (before > 0)
+        CUDA_CHECK(cudaMemcpy(slack, m->dev_out_base, before, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(slack + before, m->dev_out + m->count, after, cudaMemcpyDeviceToHost));
+    const size_t changed_before = unpoisoned(slack, before);
+    const size_t changed_after = unpoisoned(slack + before, after);
+    if (changed_after > 0)
+        fprintf(stderr,
+                "  %s: wrote past the end of the output: %zu of the %zu bytes after it changed\n",
+                label, changed_after, after);
+    if (changed_before > 0)
+        fprintf(
+            stderr,
+            "  %s: wrote before the start of the output: %zu of the %zu bytes before it changed\n",
+            label, changed_before, before);
+    row->bytes_past_end += changed_after;
+    row->bytes_before_start += changed_before;
+}
+
+/**
+ * @brief Wait for the row, bring its output back and compare it; adds to row->mismatches,
+ *        and checks the slack around the output (verify_slack()).
+ */
 static void verify_output(const bench *b, const matrices *m, report_row *row)
 {
     check_row_error(cudaStreamSynchronize(b->stream), "running", row);
@@ -122,13 +180,14 @@ static void verify_output(const bench *b, const matrices *m, report_row *row)
     snprintf(label, sizeof label, "%s at %s", row->label, m->text);
     row->mismatches += verify_transpose(expected, m->host_got, out_rows, out_cols, label,
                                         MAX_REPORTED_MISMATCHES, stderr);
+    verify_slack(m, row, label);
     row->checked = 1;
 }
 
-/** @brief Poison the output, run the row once, check the result. */
+/** @brief Poison the output and its slack, run the row once, check the result. */
 static void check_row(const bench *b, const matrices *m, report_row *row)
 {
-    poison_output(m->dev_out, m->bytes, b->stream);
+    poison_output_and_slack(b, m);
     row->threads = launch_row(b, m, row);
     verify_output(b, m, row);
 }
@@ -182,7 +241,8 @@ static void *host_alloc(size_t bytes)
  *        runs, set its median and minimum, and check the last timed output.
  *
  * Warm-up runs are poisoned but neither flushed nor held: they only bring
- * the code, the TLBs and the clocks up to speed.
+ * the code, the TLBs and the clocks up to speed. The slack is poisoned once,
+ * before them, so the last check sees a stray write of any of the runs.
  *
  * If the hold gives up on a batch, the host could not queue the batch in
  * time: the CUDA launch queue filled up (a row that launches many kernels
@@ -195,6 +255,7 @@ static void time_row(bench *b, const matrices *m, report_row *row)
 {
     const int reps = b->opt.reps;
     double *ms = (double *)host_alloc((size_t)reps * sizeof *ms);
+    poison_output_and_slack(b, m);
     for (int i = 0; i < b->opt.warmup; ++i) {
         poison_output(m->dev_out, m->bytes, b->stream);
         launch_row(b, m, row);
@@ -367,7 +428,7 @@ static int run_shape(bench *b, const shape *s, int first_shape)
     matrices_close(&m);
     int failed = 0;
     for (int i = 0; i < n; ++i)
-        failed |= rows[i].mismatches != 0;
+        failed |= row_wrong(&rows[i]);
     return failed;
 }
 

@@ -33,11 +33,16 @@ int row_copies_input(const report_row *row)
     return row->kind == ROW_MEMCPY || row->kind == ROW_COPY_KERNEL || is_bound(row);
 }
 
+int row_wrong(const report_row *row)
+{
+    return row->mismatches != 0 || row->bytes_past_end != 0 || row->bytes_before_start != 0;
+}
+
 const char *row_check_word(const report_row *row)
 {
     if (row->skip_reason[0] != '\0' || !row->checked)
         return "SKIP";
-    return row->mismatches == 0 ? "PASS" : "FAIL";
+    return row_wrong(row) ? "FAIL" : "PASS";
 }
 
 double copy_bound_ms(const report *r)
@@ -196,6 +201,24 @@ void print_csv_rows(FILE *out, const report *r)
     }
 }
 
+/** @brief What a wrong row did, in parentheses: its wrong elements, then where it wrote outside. */
+static void print_wrong(FILE *out, const report_row *row)
+{
+    const char *sep = " (";
+    if (row->mismatches > 0) {
+        fprintf(out, "%s%zu wrong element%s", sep, row->mismatches,
+                row->mismatches == 1 ? "" : "s");
+        sep = "; ";
+    }
+    if (row->bytes_past_end > 0) {
+        fprintf(out, "%swrote past the end of the output", sep);
+        sep = "; ";
+    }
+    if (row->bytes_before_start > 0)
+        fprintf(out, "%swrote before the start of the output", sep);
+    fputc(')', out);
+}
+
 void print_check_lines(FILE *out, const report *r)
 {
     char shape_text[SHAPE_TEXT_MAX];
@@ -206,9 +229,8 @@ void print_check_lines(FILE *out, const report *r)
         fprintf(out, "%s %s %s %s", word, r->step->number, row->name, shape_text);
         if (row->skip_reason[0] != '\0')
             fprintf(out, " (%s)", row->skip_reason);
-        else if (row->checked && row->mismatches > 0)
-            fprintf(out, " (%zu wrong element%s)", row->mismatches,
-                    row->mismatches == 1 ? "" : "s");
+        else if (row->checked && row_wrong(row))
+            print_wrong(out, row);
         fputc('\n', out);
     }
 }

@@ -41,18 +41,20 @@ typedef enum row_kind {
 
 /** @brief One row of the report: what ran on one shape, and what came out. */
 typedef struct report_row {
-    row_kind kind;             /**< what it runs */
-    const char *name;          /**< the CSV's `kernel` column */
-    char label[64];            /**< the table's first column */
-    transpose_launcher launch; /**< for ::ROW_VARIANT only */
+    row_kind kind;              /**< what it runs */
+    const char *name;           /**< the CSV's `kernel` column */
+    char label[64];             /**< the table's first column */
+    transpose_launcher launch;  /**< for ::ROW_VARIANT only */
     enum variant_output output; /**< for ::ROW_VARIANT only: what it writes (a bound copies) */
-    char skip_reason[96];      /**< why it was not run, or empty: then it is SKIP */
-    size_t threads;            /**< threads launched, 0 if not known */
-    int checked;               /**< 1 once its output has been compared */
-    size_t mismatches;         /**< wrong elements over every comparison */
-    int timed;                 /**< 1 once median_ms and min_ms are set */
-    double median_ms;          /**< median over the timed runs */
-    double min_ms;             /**< fastest timed run */
+    char skip_reason[96];       /**< why it was not run, or empty: then it is SKIP */
+    size_t threads;             /**< threads launched, 0 if not known */
+    int checked;                /**< 1 once its output has been compared */
+    size_t mismatches;          /**< wrong elements over every comparison */
+    size_t bytes_past_end;      /**< bytes of the slack after the output that a run changed */
+    size_t bytes_before_start;  /**< the same before it (a shape with an offset has some) */
+    int timed;                  /**< 1 once median_ms and min_ms are set */
+    double median_ms;           /**< median over the timed runs */
+    double min_ms;              /**< fastest timed run */
 } report_row;
 
 /**
@@ -66,6 +68,8 @@ const char *row_role(const report_row *row);
  *        baselines and the bounds), false when it must be the transpose.
  */
 int row_copies_input(const report_row *row);
+/** @brief True when the row wrote a wrong element or wrote outside its output. */
+int row_wrong(const report_row *row);
 /** @brief The CSV's `check` column: "SKIP" if skipped or never checked, else "PASS" or "FAIL". */
 const char *row_check_word(const report_row *row);
 
@@ -114,7 +118,8 @@ void print_csv_rows(FILE *out, const report *r);
 /**
  * @brief The `--check-only` lines of one shape, one per row:
  *        `PASS 07 shared_padded 33x4097+1`,
- *        `FAIL 07 shared_padded 33x4097+1 (12 wrong elements)` or
+ *        `FAIL 07 shared_padded 33x4097+1 (12 wrong elements)`,
+ *        `FAIL 05 student 31x33 (wrote past the end of the output)` or
  *        `SKIP 12 tma 33x4097 (needs compute capability 9.0, this GPU is 8.6)`.
  */
 void print_check_lines(FILE *out, const report *r);

@@ -1,14 +1,13 @@
-# Exercises: the grader programs, `make grade` and `make reference-timings`.
+# Exercises: the grader programs, `make grade`, `make grade-selftest` and `make reference-timings`.
 #
 #   exercises/NN_name/exercise.cu  the student's file (a skeleton until solved)
 #   solutions/NN_name/solution.cu  the reference answer
 #   build/grade_NN                 student vs reference vs step NN, one harness run
 #   build/grade_NN_solution        the same, with the reference as the student
 #
-# Each grader links the exercise, the solution, the step's own file compiled
-# without its main() (the Makefile's .cu.nomain.o rule) and tools/grade_main.cu
-# compiled for that exercise.  tools/grade.py, the one grader, drives them;
-# docs/grading.md explains the whole thing.
+# Each grader links the exercise, the solution, the step's own file compiled without its main()
+# (the Makefile's .cu.nomain.o rule) and lab/grade_main.cu compiled for that exercise.
+# python3 -m lab.grade, the one grader, drives them; docs/grading.md explains the whole thing.
 
 EX_DIRS   := $(sort $(wildcard exercises/[0-9][0-9]_*))
 EX_NUMS   := $(foreach d,$(EX_DIRS),$(firstword $(subst _, ,$(notdir $(d)))))
@@ -23,19 +22,30 @@ EXTRA_BINS += $(GRADE_BINS)
 
 .PHONY: grade grade-selftest reference-timings
 
-# FILE= and BATCH= without EX= reach tools/grade.py as --all --file ..., which it
-# refuses with one line, rather than grading the skeletons instead.
-grade: ## grade exercises, four checks each (tools/grade.py): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
-	@BUILD='$(BUILD)' python3 tools/grade.py $(or $(EX),--all)$(if $(SOLUTION), --solution)$(if \
-	    $(FILE), --file '$(FILE)')$(if $(BATCH), --batch '$(BATCH)' --csv '$(or $(CSV),grades.csv)')
+# EX, FILE, BATCH and CSV reach the grader through the environment, never through the shell's
+# parser, so that any file name works. FILE= or BATCH= without EX= reach it as --all --file ...,
+# which it refuses with one line, rather than grading the skeletons instead. GNU make can only
+# exit 0, 1 or 2, so on failure one line says which of the grader's codes (0/1/2/3) it returned:
+# scripts call python3 -m lab.grade to receive that code.
+grade reference-timings grade-selftest: export BUILD := $(BUILD)
+grade: export GRADE_ARG_EX := $(value EX)
+grade: export GRADE_ARG_FILE := $(value FILE)
+grade: export GRADE_ARG_BATCH := $(value BATCH)
+grade: export GRADE_ARG_CSV := $(or $(value CSV),grades.csv)
+grade: ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
+	@python3 -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value FILE), \
+	    --file "$$GRADE_ARG_FILE")$(if $(value BATCH), --batch "$$GRADE_ARG_BATCH" --csv "$$GRADE_ARG_CSV"); \
+	code=$$?; [ $$code -eq 0 ] || echo "make grade: the grader exited $$code (1 a check FAILed, 2 bad command" \
+	    "line or file, 3 no GPU or a machine problem); scripts call python3 -m lab.grade to receive that code" >&2; \
+	exit $$code
 
-grade-selftest: ## test the grader (tests/test_grader.sh): every solution passes, every skeleton and planted wrong answer fails (GPU: 10+ min)
-	@BUILD='$(BUILD)' GRADER_GPU_TESTS=1 bash tests/test_grader.sh
+grade-selftest: ## test the grader on every solution, skeleton and planted wrong answer (pytest; GPU: 10+ min)
+	@GRADER_GPU_TESTS=1 python3 -m pytest tests/test_grader.py -m exercises
 
-reference-timings: ## time every reference solution on this GPU into docs/reference-timings.{csv,md}
-	@BUILD='$(BUILD)' bash tools/reference_timings.sh
+reference-timings: ## time every reference solution on this GPU into its reference timings (python3 -m lab.reference)
+	@python3 -m lab.reference
 
-# tools/grade_main.cu for one exercise: $(1) is the -D flags (a canned recipe).
+# lab/grade_main.cu for one exercise: $(1) is the -D flags (a canned recipe).
 define compile_grade_main
 @mkdir -p $(@D)
 $(call say,NVCC,$@)
@@ -45,16 +55,16 @@ endef
 # Explicit rules, not a pattern: a pattern would also match the .d files
 # that the Makefile includes (grade_main.05.d.o -> grade_main.05.d).
 define grade_rules
-$(BUILD)/grade_$(1): $(BUILD)/obj/tools/grade_main.$(1).o \
+$(BUILD)/grade_$(1): $(BUILD)/obj/lab/grade_main.$(1).o \
     $(BUILD)/obj/$(call ex_dir,$(1))/exercise.cu.o \
     $(BUILD)/obj/$(call sol_dir,$(1))/solution.cu.o \
     $(BUILD)/obj/$(call step_src,$(1)).nomain.o $(COMMON_LIB)
-$(BUILD)/grade_$(1)_solution: $(BUILD)/obj/tools/grade_main.$(1)_solution.o \
+$(BUILD)/grade_$(1)_solution: $(BUILD)/obj/lab/grade_main.$(1)_solution.o \
     $(BUILD)/obj/$(call sol_dir,$(1))/solution.cu.o \
     $(BUILD)/obj/$(call step_src,$(1)).nomain.o $(COMMON_LIB)
-$(BUILD)/obj/tools/grade_main.$(1).o: tools/grade_main.cu $(BUILD)/flags.txt
+$(BUILD)/obj/lab/grade_main.$(1).o: lab/grade_main.cu $(BUILD)/flags.txt
 	$$(call compile_grade_main,-DEXERCISE=$(1))
-$(BUILD)/obj/tools/grade_main.$(1)_solution.o: tools/grade_main.cu $(BUILD)/flags.txt
+$(BUILD)/obj/lab/grade_main.$(1)_solution.o: lab/grade_main.cu $(BUILD)/flags.txt
 	$$(call compile_grade_main,-DEXERCISE=$(1) -DGRADE_SOLUTION)
 endef
 $(foreach n,$(EX_GRADED),$(eval $(call grade_rules,$(n))))

@@ -1,4 +1,4 @@
-# Grading a file from outside the tree: tools/grade.py NN --file PATH and --batch DIR.
+# Grading a file from outside the tree: python3 -m lab.grade NN --file PATH and --batch DIR.
 #
 #   make grade-file GRADE_EX=05 GRADE_SRC=build/grade-work/alice-05/alice.cu
 #
@@ -6,11 +6,11 @@
 # (the same NVCCFLAGS, plus the exercise's directory on the include path for its
 # given headers such as block_shape.h or tile_copy.cuh) into alice.cu.o beside it,
 # and links grade_NN beside it from that object, the reference solution, the step
-# and tools/grade_main.cu: the same program as build/grade_NN, with the student's
+# and lab/grade_main.cu: the same program as build/grade_NN, with the student's
 # file in place of exercises/NN_name/exercise.cu. `grade-file-object` stops after
 # the object, for the checks of the compiled code that need no GPU.
 #
-# tools/grade.py copies the student's file into its own folder under
+# The grader copies the student's file into its own folder under
 # build/grade-work/ first, so every student's objects stay apart and a file that
 # no longer compiles can never leave a stale program behind.
 
@@ -28,7 +28,7 @@ $(GRADE_FILE_OBJ): $(GRADE_SRC) $(BUILD)/flags.txt
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) -I$(call ex_dir,$(GRADE_EX)) -c $< -o $@
 
-$(GRADE_FILE_BIN): $(BUILD)/obj/tools/grade_main.$(GRADE_EX).o $(GRADE_FILE_OBJ) \
+$(GRADE_FILE_BIN): $(BUILD)/obj/lab/grade_main.$(GRADE_EX).o $(GRADE_FILE_OBJ) \
     $(BUILD)/obj/$(call sol_dir,$(GRADE_EX))/solution.cu.o \
     $(BUILD)/obj/$(call step_src,$(GRADE_EX)).nomain.o $(COMMON_LIB)
 	$(call say,LINK,$@)
@@ -38,6 +38,6 @@ grade-file-object: $(GRADE_FILE_OBJ)
 grade-file: $(GRADE_FILE_BIN)
 else
 grade-file grade-file-object:
-	@echo "error: say which file, e.g. make grade-file GRADE_EX=05 GRADE_SRC=path/to/copy.cu (tools/grade.py does this)" >&2
+	@echo "error: say which file, e.g. make grade-file GRADE_EX=05 GRADE_SRC=path/to/copy.cu (python3 -m lab.grade does this)" >&2
 	@exit 2
 endif

@@ -50,7 +50,7 @@ static size_t launch_naive_1d(const float *in, float *out, size_t rows, size_t c
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_01 = {
     "naive_1d", "your kernel: one thread per element in 256x1 blocks", launch_naive_1d, ANY_GPU,
 };

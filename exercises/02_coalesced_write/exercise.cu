@@ -48,7 +48,7 @@ static size_t launch_any_block(const float *in, float *out, size_t rows, size_t 
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_02 = {
     "any_block", "your kernel: step 02's mapping with the block shape from GRADE_BLOCK",
     launch_any_block, ANY_GPU,

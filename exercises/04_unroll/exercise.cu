@@ -60,7 +60,7 @@ static size_t launch_unroll_2d(const float *in, float *out, size_t rows, size_t 
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_04 = {
     "unroll_64x64", "your kernel: 16 elements per thread on 64x64 tiles, no shared memory",
     launch_unroll_2d, ANY_GPU,

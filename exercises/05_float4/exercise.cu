@@ -57,7 +57,7 @@ static size_t launch_float2(const float *in, float *out, size_t rows, size_t col
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_05 = {
     "float2", "your kernel: 8-byte loads of two elements per thread, scalar when unaligned",
     launch_float2, ANY_GPU,

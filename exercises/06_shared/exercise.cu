@@ -58,7 +58,7 @@ static size_t launch_shared_store_side(const float *in, float *out, size_t rows,
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_06 = {
     "shared_store_side", "your kernel: 32x32 unpadded shared tile, transposed on the store",
     launch_shared_store_side, ANY_GPU,

@@ -127,7 +127,7 @@ static const kernel_choice choices[] = {
 /** @brief Launch the kernel GRADE_KERNEL picks: yours, unless it says `control`. */
 KERNEL_CHOICE_LAUNCHER(launch_chosen, choices, "student")
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_08 = {
     "swizzle_diagonal", "your kernel: XOR-swizzled 32x32 shared tile, tiles in diagonal order",
     launch_chosen, ANY_GPU,

@@ -145,7 +145,7 @@ static const kernel_choice choices[] = {
 /** @brief Launch the kernel GRADE_KERNEL picks: yours, unless it says `control`. */
 KERNEL_CHOICE_LAUNCHER(launch_chosen, choices, "student")
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_10 = {
     "double_buffered", "your kernel: two shared buffers, copy tile t+1 in while writing tile t",
     launch_chosen, ANY_GPU,

@@ -81,7 +81,7 @@ static size_t launch_chunked_store(const float *in, float *out, size_t rows, siz
     return threads_launched(grid, block);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_11 = {
     "chunked_store", "your kernel: step 11's loads, runs of out stored as whole aligned float4 chunks",
     launch_chunked_store, ANY_GPU,

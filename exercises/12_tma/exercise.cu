@@ -56,7 +56,7 @@ static size_t launch_tma_single(const float *in, float *out, size_t rows, size_t
     return launch_tma_persistent<transpose_tma_single>(tma_shared_bytes(1), in, out, rows, cols, stream);
 }
 
-/** @brief Your kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief Your kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_12 = {
     "tma_single", "your kernel: TMA loads one 64x64 tile at a time, mbarrier completion",
     launch_tma_single, 90,

@@ -49,7 +49,7 @@ static size_t launch_naive_1d(const float *in, float *out, size_t rows, size_t c
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_01 = {
     "naive_1d", "one thread per element in 256x1 blocks along an input row", launch_naive_1d, ANY_GPU,
 };

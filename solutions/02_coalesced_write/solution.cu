@@ -45,7 +45,7 @@ static size_t launch_any_block(const float *in, float *out, size_t rows, size_t 
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_02 = {
     "any_block", "step 02's kernel with the block shape read from GRADE_BLOCK (default 32x8)",
     launch_any_block, ANY_GPU,

@@ -103,7 +103,7 @@ static size_t launch_naive_ldg(const float *in, float *out, size_t rows, size_t 
     launch_naive_plain, ANY_GPU,
 };
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_03 = {
     "naive_ldg", "step 01's kernel (coalesced reads) with const __restrict__ and __ldg",
     launch_naive_ldg, ANY_GPU,

@@ -79,7 +79,7 @@ static size_t launch_unroll_2d(const float *in, float *out, size_t rows, size_t 
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_04 = {
     "unroll_64x64", "16 elements per thread (8 rows x 2 columns), 32x8 blocks on 64x64 tiles",
     launch_unroll_2d, ANY_GPU,

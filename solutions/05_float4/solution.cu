@@ -79,7 +79,7 @@ static size_t launch_float2(const float *in, float *out, size_t rows, size_t col
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_05 = {
     "float2", "8-byte loads of two elements per thread, scalar path when rows are not 8-byte aligned",
     launch_float2, ANY_GPU,

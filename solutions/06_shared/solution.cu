@@ -74,7 +74,7 @@ static size_t launch_shared_store_side(const float *in, float *out, size_t rows,
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_06 = {
     "shared_store_side", "32x32 unpadded shared tile, transposed on the store: 32-way conflict on STS, not LDS",
     launch_shared_store_side, ANY_GPU,

@@ -158,7 +158,7 @@ static size_t launch_swizzle_diagonal(const float *in, float *out, size_t rows, 
     launch_swizzle_row_major, ANY_GPU,
 };
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_08 = {
     "swizzle_diagonal", "XOR-swizzled 32x32 shared tile, 32x8 block, tiles taken in diagonal order",
     launch_swizzle_diagonal, ANY_GPU,

@@ -120,7 +120,7 @@ static size_t launch_shared64_float4(const float *in, float *out, size_t rows, s
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_09 = {
     "shared64_float4", "64x64 padded shared tile filled with float4 loads (scalar when unaligned), 32x8 block",
     launch_shared64_float4, ANY_GPU,

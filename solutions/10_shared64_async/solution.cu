@@ -159,7 +159,7 @@ static size_t launch_single_buffered(const float *in, float *out, size_t rows, s
     ANY_GPU,
 };
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant solution_10 = {
     "double_buffered", "two 64x64 padded shared buffers per block: copy tile t+1 in while writing tile t",
     launch_double_buffered, ANY_GPU,

@@ -146,7 +146,7 @@ static const kernel_choice choices[] = {
 /** @brief Launch the kernel GRADE_KERNEL picks: the first kernel's 32 x 16 block while it is unset. */
 KERNEL_CHOICE_LAUNCHER(launch_chosen, choices, "reference")
 
-/** @brief The reference kernels, as the grader (tools/grade_main.cu) links them: not static. */
+/** @brief The reference kernels, as the grader (lab/grade_main.cu) links them: not static. */
 extern "C" const kernel_variant exercise_07 = {
     "padded_32x16", "32x32 shared tile padded to 33 columns, 32x16 block, 2 elements per thread",
     launch_chosen, ANY_GPU,

@@ -57,7 +57,7 @@ static size_t launch_tma_single(const float *in, float *out, size_t rows, size_t
     return launch_tma_persistent<transpose_tma_single>(tma_shared_bytes(1), in, out, rows, cols, stream);
 }
 
-/** @brief The reference kernel, as the grader (tools/grade_main.cu) links it: not static. */
+/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
 extern "C" const kernel_variant exercise_12 = {
     "tma_single", "TMA loads one 64x64 tile at a time per persistent block, mbarrier completion",
     launch_tma_single, 90,

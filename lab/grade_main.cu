@@ -15,7 +15,7 @@
  * student (build/grade_NN_solution), which proves that it passes.
  *
  * The variants are always named `student`, `reference` and `step`, so
- * `--variant student` selects the student's kernel and tools/grade.py finds
+ * `--variant student` selects the student's kernel and lab/grade.py finds
  * the rows in the CSV by those names. Every other option is the harness's:
  * `build/grade_05 --help`.
  */

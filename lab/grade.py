@@ -1,0 +1,1097 @@
+"""Grade the exercises: correctness, sanitizers, technique and speed.
+
+    python3 -m lab.grade 05                   grade exercises/05_*/exercise.cu (5 and 05 are the same)
+    python3 -m lab.grade --all                every exercise, then a summary table
+    python3 -m lab.grade 05 --solution        the reference solution, graded as if it were yours
+    python3 -m lab.grade --all --solution     every reference solution (the grader's self-test)
+    python3 -m lab.grade 05 --file alice.cu   a student's file from anywhere
+    python3 -m lab.grade 05 --batch DIR --csv OUT.csv   a class: DIR/*.cu, one CSV row per file
+    python3 -m lab.grade ... --technique-only only the checks of the compiled code: no GPU needed
+    python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump
+    python3 -m lab.grade --list               the exercises found, one NN_name a line
+
+An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step steps/NN_*/
+exists, with its reference answer in solutions/NN_name/solution.cu. Options: --timeout S (every
+program run and build, default 300 s: past it the process group is killed and the check FAILs),
+--shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip the shape of
+more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
+Correctness FAILs). Each file gets four verdicts, PASS, FAIL or SKIP, with one line of why:
+Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json.
+
+Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missing or unreadable
+file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
+to receive them: `make grade` can only exit 0, 1 or 2.
+
+Environment: BUILD (build directory, default build), ARCH (passed to make), MAKE, GRADE_SHAPE,
+GRADE_WORK (the folder of the private copies, default BUILD/grade-work), and CUOBJDUMP,
+COMPUTE_SANITIZER, NCU, NM to name those tools (default: PATH, then $CUDA_HOME/bin, then
+/usr/local/cuda/bin).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from lab import results, schema
+from lab.compiled import Compiled, check_requirement, rule_problem
+from lab.sanitizer_report import describe_finding, pick_finding, sanitizer_records, summary_count
+
+ROOT = schema.ROOT
+BUILD = os.environ.get("BUILD") or "build"
+BUILD_DIR = Path(BUILD) if Path(BUILD).is_absolute() else ROOT / BUILD
+# Private copies of graded files, one folder each; GRADE_WORK lets graders run side by side.
+WORK_DIR = Path(os.environ["GRADE_WORK"]).resolve() if os.environ.get("GRADE_WORK") else BUILD_DIR / "grade-work"
+GPU_PROBE = BUILD_DIR / "tools" / "gpu_probe"  # exits 3 with one line when no GPU is usable
+
+CHECKS = ("Correctness", "Sanitizers", "Technique", "Speed")
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+# racecheck prints warnings as well as errors, and both must fail the check.
+TOOL_OPTIONS = {"racecheck": ["--racecheck-report", "all", "--racecheck-detect-level", "warn"]}
+SANITIZER_EXIT = 99  # compute-sanitizer's exit code when it found something
+PROFILE_SHAPE = "1024x1024"  # whole tiles of 32 and of 64: no edge effects on ratios
+SPEED_ATTEMPTS = 3  # one measurement and up to two more below the floor
+BUILD_TIMEOUT = 900  # seconds a build may take at least (nvcc for five GPU generations is slow)
+TIMED_OUT = 124  # exit code of a run killed for time, as timeout(1) gives
+OUTPUT_LIMIT = 1 << 20  # bytes kept of each of a program's stdout and stderr
+LISTING_LIMIT = 1 << 28  # the same for cuobjdump, whose listings are long
+# The kernels of a grader program (lab/grade_main.cu), the graded one first.
+GRADED_KERNELS = ("student", "reference", "step")
+
+SHAPE_RE = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(?:\+[0-3])?")
+# The harness's --check-only line: PASS 07 shared_padded 33x4097+1 [(why)]
+CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ([0-9]+x[0-9]+(?:\+[0-9]+)?)(?: \((.*)\))?\s*$")
+# What the harness says, with exit code 3, when a shape does not fit in memory.
+DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")
+
+# Nsight Compute counters behind the "profile" requirements: (numerator, denominator).
+PROFILE_METRICS = {
+    "shared_ld_wavefronts_per_request": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                                         "smsp__sass_inst_executed_op_shared_ld.sum"),
+    "shared_st_wavefronts_per_request": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                                         "smsp__sass_inst_executed_op_shared_st.sum"),
+}
+CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
+
+
+class UsageError(Exception):
+    """A bad command line, or a missing or unreadable file: exit code 2."""
+
+
+class EnvironmentProblem(Exception):
+    """No GPU, a missing tool, or a repository that does not build: exit code 3."""
+
+
+# ------------------------------------------------------------------ running programs
+
+
+@dataclass
+class Ran:
+    """What a program run left behind."""
+
+    rc: int
+    out: str
+    err: str
+    timed_out: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.out + "\n" + self.err
+
+
+def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_LIMIT) -> Ran:
+    """Run cmd from the repository root in a process group of its own.
+
+    Past `timeout` seconds the whole group is killed (make and its compilers, or a program
+    and the kernel it hangs in). Output goes through files and only its first `limit` bytes
+    are read, so a program that prints without end cannot fill memory.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err, start_new_session=True)
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc)
+        except BaseException:
+            kill_group(proc)
+            raise
+        return Ran(TIMED_OUT if timed_out else proc.returncode, read_head(out, limit), read_head(err, limit), timed_out)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def read_head(stream, limit: int) -> str:
+    stream.seek(0)
+    return stream.read(limit).decode("utf-8", errors="replace")
+
+
+def first_error_line(text: str) -> str:
+    """The first line that reports an error, without the harness's "error: " prefix."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if re.search(r"\berror\b", line, re.IGNORECASE) and not line.startswith("make"):
+            return re.sub(r"^error:\s*", "", line)
+    return lines[0] if lines else "(no message)"
+
+
+def stopped_why(ran: Ran, where: str) -> str:
+    """Why a program stopped before its verdict on a shape (the kernel's fault)."""
+    if ran.rc == 3:
+        return (f"CUDA error on {where}: {first_error_line(ran.err)} (an out-of-bounds or misaligned access? "
+                "memcheck names the line)")
+    if ran.rc < 0:
+        try:
+            name = signal.Signals(-ran.rc).name
+        except ValueError:
+            name = f"signal {-ran.rc}"
+        return f"the program crashed ({name}) on {where}"
+    return f"the program stopped (exit {ran.rc}) before its verdict on {where}: {first_error_line(ran.text)}"
+
+
+def progress(message: str) -> None:
+    """A line of progress for a person watching; nothing when stderr is not a terminal."""
+    if sys.stderr.isatty():
+        print(f"   .. {message}", file=sys.stderr, flush=True)
+
+
+def find_tool(name: str, variable: str, extra: tuple = ()) -> str | None:
+    """A CUDA tool: $VARIABLE if set, else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, then `extra`."""
+    if os.environ.get(variable):
+        return shutil.which(os.environ[variable])
+    places = [os.path.join(p, "bin", name) for p in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if p]
+    executable = (c for c in places + list(extra) if os.path.isfile(c) and os.access(c, os.X_OK))
+    return shutil.which(name) or next(executable, None)
+
+
+def ncu_candidates() -> tuple:
+    return tuple(str(p) for p in sorted(Path("/opt/nvidia/nsight-compute").glob("*/ncu")))
+
+
+def make(args: list, timeout: float) -> Ran:
+    """Run make on the repository's Makefile; a build gets at least BUILD_TIMEOUT seconds."""
+    cmd = [os.environ.get("MAKE") or "make", "--no-print-directory", "BUILD=" + BUILD]
+    if os.environ.get("ARCH"):
+        cmd.append("ARCH=" + os.environ["ARCH"])
+    return run(cmd + args, max(timeout, BUILD_TIMEOUT))
+
+
+def make_path(path: Path) -> str:
+    """A path as make should see it: relative to the repository when inside it."""
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def require_gpu(timeout: float) -> str:
+    """The GPU's name, or EnvironmentProblem with the probe's one line."""
+    if not os.access(GPU_PROBE, os.X_OK):
+        built = make([make_path(GPU_PROBE)], timeout)
+        if built.rc != 0:
+            raise EnvironmentProblem(f"cannot build {make_path(GPU_PROBE)} to look for a GPU: "
+                                     f"{first_error_line(built.text)}")
+    ran = run([GPU_PROBE], 60)
+    if ran.rc != 0:
+        raise EnvironmentProblem(first_error_line(ran.err or ran.out))
+    return ran.out.strip()
+
+
+# ------------------------------------------------------------------ verdicts
+
+
+@dataclass
+class Verdict:
+    status: str  # PASS, FAIL or SKIP
+    why: str
+    details: list[str] = field(default_factory=list)
+    stopped: bool = False  # the program had to be killed: do not run it again
+
+
+@dataclass
+class Grade:
+    subject: Subject
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    ratio: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        return any(v.status == "FAIL" for v in self.verdicts.values())
+
+    def reason(self) -> str:
+        """Every FAIL's why; without a FAIL, what was skipped and why."""
+        failed = [f"{k}: {v.why}" for k, v in self.verdicts.items() if v.status == "FAIL"]
+        if failed:
+            return "; ".join(failed)
+        skipped = [f"{k} ({v.why})" for k, v in self.verdicts.items() if v.status == "SKIP"]
+        return ("skipped: " + "; ".join(skipped)) if skipped else ""
+
+
+# ------------------------------------------------------------------ exercises and shapes
+
+
+@dataclass
+class Exercise:
+    number: str  # "05"
+    name: str  # "05_float4"
+    rules: dict  # exercises/NN_name/grading.json
+
+    @property
+    def floor(self) -> float:
+        return float(self.rules["floor"])
+
+    @property
+    def parameter(self) -> dict | None:
+        return self.rules.get("parameter")
+
+
+def exercise_dirs() -> list[Path]:
+    """Every exercises/NN_name/ folder, in order."""
+    return sorted(p for p in (ROOT / "exercises").glob("[0-9][0-9]_*") if p.is_dir())
+
+
+def exercise_names() -> list[str]:
+    """The exercises: folders whose step exists (only those can be graded, against the step)."""
+    return [p.name for p in exercise_dirs() if any((ROOT / "steps").glob(p.name[:2] + "_*/"))]
+
+
+def load_exercise(number: str) -> Exercise:
+    names = exercise_names()
+    matches = [n for n in names if n.startswith(number + "_")]
+    if not matches:
+        stepless = [p.name for p in exercise_dirs() if p.name.startswith(number + "_")]
+        if stepless:
+            raise UsageError(f"exercises/{stepless[0]} cannot be graded: there is no steps/{number}_* to time it "
+                             "against")
+        raise UsageError(f"no exercise {number}: the exercises are {' '.join(n[:2] for n in names)}")
+    return Exercise(number, matches[0], read_rules(ROOT / "exercises" / matches[0] / "grading.json"))
+
+
+def read_rules(path: Path) -> dict:
+    """Read and check an exercise's grading.json; any problem is one line naming it."""
+    where = path.relative_to(ROOT)
+    try:
+        rules = json.loads(path.read_text())
+    except OSError as e:
+        raise UsageError(f"cannot read {where}: {e.strerror}") from e
+    except ValueError as e:
+        raise UsageError(f"{where} is not valid JSON: {e}") from e
+    problem = rules_problem(rules)
+    if problem:
+        raise UsageError(f"{where}: {problem}")
+    return rules
+
+
+def rules_problem(rules) -> str | None:
+    """What is wrong with a grading.json document, or None."""
+    if not isinstance(rules, dict):
+        return "the document must be an object"
+    floor = rules.get("floor")
+    if not isinstance(floor, (int, float)) or not 0 < floor <= 10:
+        return '"floor" must be a number above 0 (the lowest speed ratio to the reference)'
+    problems = [rule_problem(item) for item in rules.get("technique", [])]
+    if any(problems):
+        return next(filter(None, problems))
+    for item in rules.get("profile", []):
+        if not isinstance(item, dict) or item.get("metric") not in PROFILE_METRICS:
+            return f'"metric" must be one of {", ".join(PROFILE_METRICS)}'
+        if "min" not in item and "max" not in item:
+            return 'a "profile" entry needs a "min" or a "max"'
+    parameter = rules.get("parameter")
+    if parameter is not None:
+        if parameter.get("set_by") not in ("environment", "define"):
+            return '"parameter"."set_by" must be "environment" or "define"'
+        if not parameter.get("name") or not parameter.get("values"):
+            return '"parameter" needs a "name" and a list of "values"'
+    for key in ("sanitize_shapes", "grade_shapes"):
+        for shape in rules.get(key, []):
+            if not SHAPE_RE.fullmatch(str(shape)):
+                return f"{shape!r} in {key} is not ROWSxCOLS[+OFFSET]"
+    return None
+
+
+def shapes_for(tag: str, extra: list | None = None) -> list[str]:
+    """The shapes tests/shapes.txt tags `tag`, in its order, then those of `extra` not yet in."""
+    found = []
+    for line in (ROOT / "tests" / "shapes.txt").read_text().splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) > 1 and tag in fields[1:]:
+            if not SHAPE_RE.fullmatch(fields[0]):
+                raise EnvironmentProblem(f"tests/shapes.txt: {fields[0]!r} is not ROWSxCOLS[+OFFSET]")
+            found.append(fields[0])
+    if not found:
+        raise EnvironmentProblem(f"tests/shapes.txt tags no shape {tag!r}")
+    return found + [s for s in extra or [] if s not in found]
+
+
+# ------------------------------------------------------------------ what is graded, and building it
+
+
+@dataclass
+class Subject:
+    """One file graded against one exercise, and where its build products go."""
+
+    exercise: Exercise
+    mode: str  # "tree" (exercises/), "solution" (solutions/) or "file" (anywhere)
+    source: Path
+    name: str  # the student's name in reports and CSV rows
+    work: Path | None = None  # private build folder ("file" mode and parameter values)
+
+    @property
+    def label(self) -> str:
+        return make_path(self.source)
+
+    @property
+    def symbol(self) -> str:
+        """What lab/grade_main.cu links against: exercise_NN, or solution_NN for the reference."""
+        return ("solution_" if self.mode == "solution" else "exercise_") + self.exercise.number
+
+    @property
+    def copy(self) -> Path:
+        """The private copy of the source that "file" mode compiles."""
+        return self.work / (slug(self.source.stem) + ".cu")
+
+    @property
+    def obj(self) -> Path:
+        if self.mode == "file":
+            return self.copy.with_name(self.copy.name + ".o")
+        part, base = ("exercises", "exercise.cu") if self.mode == "tree" else ("solutions", "solution.cu")
+        return BUILD_DIR / "obj" / part / self.exercise.name / (base + ".o")
+
+    @property
+    def program(self) -> Path:
+        if self.mode == "file":
+            return self.work / ("grade_" + self.exercise.number)
+        return BUILD_DIR / ("grade_" + self.exercise.number + ("_solution" if self.mode == "solution" else ""))
+
+
+def slug(text: str) -> str:
+    """A name safe for a folder and for make: letters, digits, '.', '_' and '-'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
+
+
+def tree_subject(exercise: Exercise, solution: bool) -> Subject:
+    if solution:
+        return Subject(exercise, "solution", ROOT / "solutions" / exercise.name / "solution.cu", exercise.name)
+    return Subject(exercise, "tree", ROOT / "exercises" / exercise.name / "exercise.cu", exercise.name)
+
+
+def file_subject(exercise: Exercise, path: Path, name: str) -> Subject:
+    return Subject(exercise, "file", path, name, WORK_DIR / f"{slug(name)}-{exercise.number}")
+
+
+def readable_file(path: Path) -> Path:
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    try:
+        path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from e
+    return path
+
+
+def prepare_copy(subject: Subject, text: str) -> None:
+    """Write the private copy of a graded file into a fresh work folder."""
+    assert subject.work is not None and WORK_DIR in subject.work.parents
+    if subject.work.exists():
+        shutil.rmtree(subject.work)
+    subject.work.mkdir(parents=True)
+    subject.copy.write_text(text)
+
+
+def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
+    """Compile the graded file, check that it defines what the grader links against, then
+    (unless object_only) link its grader program. None when it all worked; a FAIL when the
+    file does not compile or link; EnvironmentProblem when the program fails to link for
+    reasons outside the file (the repository is broken)."""
+    if subject.mode == "file":
+        variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
+        object_target, program_target = "grade-file-object", "grade-file"
+    else:
+        variables, object_target, program_target = [], make_path(subject.obj), make_path(subject.program)
+    text = (subject.copy if subject.mode == "file" else subject.source).read_text(errors="replace")
+    if not re.search(rf"\bkernel_variant\s+{subject.symbol}\b", text):
+        return Verdict("FAIL", missing_symbol_why(subject, defined_variants(text)))
+    ran = make(variables + [object_target], timeout)
+    if ran.timed_out:
+        return Verdict("FAIL", f"the compiler did not finish within {max(timeout, BUILD_TIMEOUT)}s")
+    if ran.rc != 0:
+        return Verdict("FAIL", "does not compile: " + compiler_error(ran.text, subject), compiler_lines(ran.text))
+    if not defines_symbol(subject):
+        return Verdict("FAIL", missing_symbol_why(subject, ""))
+    if object_only:
+        return None
+    ran = make(variables + [program_target], timeout)
+    if ran.rc == 0:
+        return None
+    if ran.timed_out:
+        raise EnvironmentProblem(f"building {program_target} took more than {max(timeout, BUILD_TIMEOUT)}s")
+    clash = re.search(r"(undefined reference to|multiple definition of) `([^']+)'", ran.text)
+    if clash and clash.group(2) == subject.symbol:
+        return Verdict("FAIL", missing_symbol_why(subject, ""))
+    if clash:
+        advice = " (make your file's own functions and variables static)" if "multiple" in clash.group(1) else ""
+        return Verdict("FAIL", f"does not link: {clash.group(1)} {clash.group(2)}{advice}")
+    raise EnvironmentProblem(f"the grader program {make_path(subject.program)} does not build, and not because of "
+                             f"{subject.label}: {first_error_line(ran.text)}")
+
+
+def defines_symbol(subject: Subject) -> bool:
+    """Whether the compiled object defines the symbol for the linker (not static, extern "C");
+    nm says so, and where there is no nm the source's declaration is taken at its word."""
+    nm = find_tool("nm", "NM")
+    ran = run([nm, "-P", "-g", "--defined-only", subject.obj], 60) if nm else None
+    return ran is None or ran.rc != 0 or subject.symbol in {line.split()[0] for line in ran.out.splitlines()}
+
+
+def defined_variants(text: str) -> str:
+    """The grader symbols a file declares, e.g. "solution_05" in a pasted solution."""
+    return ", ".join(dict.fromkeys(re.findall(r"\bkernel_variant\s+((?:exercise|solution)_\d\d)\b", text)))
+
+
+def missing_symbol_why(subject: Subject, instead: str) -> str:
+    """One line for a file that does not define what lab/grade_main.cu links against."""
+    return (f'does not define {subject.symbol}, the symbol the grader links against: keep the skeleton\'s '
+            f'extern "C" const kernel_variant {subject.symbol}' + (f" (it defines {instead})" if instead else ""))
+
+
+def compiler_error(text: str, subject: Subject) -> str:
+    """The compiler's first error, naming the student's file rather than its copy."""
+    line = first_error_line(text)
+    if subject.mode == "file":
+        for copy in (make_path(subject.copy), str(subject.copy)):
+            line = line.replace(copy, subject.source.name)
+    return line
+
+
+def compiler_lines(output: str) -> list[str]:
+    lines = [line for line in output.splitlines() if line.strip()
+             and not line.startswith(("make", "  NVCC", "  LINK", "  CC", "  AR"))]
+    return lines[:20]
+
+
+# ------------------------------------------------------------------ technique
+
+
+def disassemble(obj: Path, timeout: float) -> Compiled | None:
+    """What cuobjdump shows of an object; None without cuobjdump."""
+    cuobjdump = find_tool("cuobjdump", "CUOBJDUMP")
+    if cuobjdump is None:
+        return None
+    listings = []
+    for option in ("-sass", "-res-usage"):
+        ran = run([cuobjdump, option, obj], timeout, limit=LISTING_LIMIT)
+        if ran.rc != 0:
+            raise EnvironmentProblem(f"cuobjdump {option} {obj} failed: {first_error_line(ran.text)}")
+        listings.append(ran.out)
+    return Compiled.parse(*listings)
+
+
+def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
+    """The machine-code part of Technique: every requirement of grading.json (lab.compiled)."""
+    rules = subject.exercise.rules.get("technique", [])
+    if not rules:
+        return Verdict("SKIP", f"no requirements in exercises/{subject.exercise.name}/grading.json")
+    compiled = disassemble(subject.obj, timeout)
+    if compiled is None:
+        return Verdict("SKIP", "cuobjdump not found (it comes with the CUDA toolkit; put it on PATH or set CUOBJDUMP)")
+    if not compiled.code:
+        return Verdict("FAIL", "the compiled file holds no kernel at all")
+    verdicts = [Verdict(*check_requirement(rule, compiled)) for rule in rules]
+    details = [{"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}[v.status] + v.why for v in verdicts]
+    failed = [v.why for v in verdicts if v.status == "FAIL"]
+    if failed:
+        more = f" (and {len(failed) - 1} more unmet requirement{'s' if len(failed) > 2 else ''})"
+        return Verdict("FAIL", failed[0] + (more if len(failed) > 1 else ""), details)
+    met = sum(v.status == "PASS" for v in verdicts)
+    skipped = f" ({len(verdicts) - met} skipped)" if met < len(verdicts) else ""
+    return Verdict("PASS", f"{met} of {len(verdicts)} requirements met in the compiled code{skipped}", details)
+
+
+# ------------------------------------------------------------------ technique: Nsight Compute
+
+
+def ncu_rows(table: str) -> pd.DataFrame:
+    """ncu's `--page raw --csv` table, its units row dropped, every counter a number."""
+    start = table.find('"ID"')
+    if start < 0:
+        return pd.DataFrame()
+    frame = pd.read_csv(io.StringIO(table[start:]), dtype=str, keep_default_na=False)
+    frame = frame[frame["ID"].str.strip() != ""]
+    return frame.apply(lambda column: pd.to_numeric(column.str.replace(",", ""), errors="coerce")).fillna(0)
+
+
+def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | None:
+    """The counter part of Technique, or None when the exercise has none."""
+    wanted = subject.exercise.rules.get("profile", [])
+    if not wanted:
+        return None
+    ncu = find_tool("ncu", "NCU", ncu_candidates())
+    if ncu is None:
+        return Verdict("SKIP", "profile checks skipped: Nsight Compute (ncu) not found")
+    metrics = sorted({m for item in wanted for m in PROFILE_METRICS[item["metric"]]})
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "ncu.csv"
+        cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
+               "--kernel-name-base", "function", "--metrics", ",".join(metrics), "--log-file", log]
+        compiled = disassemble(subject.obj, timeout)
+        if compiled is not None:
+            cmd += ["--kernel-name", "regex:" + "|".join(map(re.escape, compiled.kernel_names()))]
+        ran = run(cmd + [program, "--check-only", "--variant", "student", "--shapes", PROFILE_SHAPE], timeout)
+        table = log.read_text(errors="replace") if log.is_file() else ""
+    if "ERR_NVGPUCTRPERM" in table + ran.text:
+        return Verdict("SKIP", "profile checks skipped: ncu may not read this GPU's performance counters "
+                               "(ERR_NVGPUCTRPERM)")
+    rows = ncu_rows(table)
+    if ran.rc != 0 or rows.empty or any(m not in rows for m in metrics):
+        return Verdict("SKIP", f"profile checks skipped: ncu profiled nothing (exit {ran.rc}: "
+                               f"{first_error_line(table + ran.text)})")
+    verdicts = []
+    for item in wanted:
+        numerator, denominator = (rows[m].sum() for m in PROFILE_METRICS[item["metric"]])
+        if denominator == 0:
+            verdicts.append(Verdict("FAIL", f"{item['what']}: no such instruction ran"))
+            continue
+        ratio = numerator / denominator
+        low, high = item.get("min", -float("inf")), item.get("max", float("inf"))
+        status = "PASS" if low <= ratio <= high else "FAIL"
+        verdicts.append(Verdict(status, f"{item['what']}: measured {ratio:.2f} at {PROFILE_SHAPE}"))
+    details = [("ok   " if v.status == "PASS" else "MISS ") + v.why for v in verdicts]
+    failed = [v for v in verdicts if v.status == "FAIL"]
+    if failed:
+        return Verdict("FAIL", failed[0].why, details)
+    return Verdict("PASS", f"{len(verdicts)} profile requirements met (ncu)", details)
+
+
+# ------------------------------------------------------------------ correctness
+
+
+@dataclass
+class Program:
+    """A grader program to run, with the environment it runs in, and what it stands for."""
+
+    path: Path
+    label: str = ""  # "" for the default; "GRADE_BLOCK=16x16" for a parameter value
+    env: dict | None = None
+
+    def where(self) -> str:
+        return " with " + self.label if self.label else ""
+
+
+def check_lines(ran: Ran) -> dict[str, tuple[str, str]]:
+    """The student's --check-only verdicts of a run: shape -> (status, why)."""
+    found = {}
+    for line in ran.out.splitlines():
+        match = CHECK_LINE_RE.match(line.strip())
+        if match and match.group(3) == "student":
+            found[match.group(4)] = (match.group(1), match.group(5) or "")
+    return found
+
+
+def wrong_why(shape: str, detail: str, at: str = "") -> str:
+    """A FAIL line: a write outside the output says so first, as the harness words it."""
+    if detail.startswith("wrote"):
+        return f"{detail}{at} on {shape}"
+    return f"wrong result{at} on {shape}" + (f" ({detail})" if detail else "")
+
+
+def check_shapes(program: Program, shapes: list[str], timeout: float, may_not_fit: bool = False) -> Verdict:
+    """The student's kernel on every shape, in one process (--check-only --shapes). A shape
+    that does not fit in memory is a SKIP where it `may_not_fit`, else the machine's problem."""
+    ran = run([program.path, "--check-only", "--variant", "student", "--shapes", ",".join(shapes)],
+              timeout, program.env)
+    found, at = check_lines(ran), program.where()
+    failed = [s for s in shapes if found.get(s, ("",))[0] == "FAIL"]
+    if failed:
+        more = f" and {len(failed) - 1} more shape{'s' if len(failed) > 2 else ''}" if len(failed) > 1 else ""
+        return Verdict("FAIL", wrong_why(failed[0], found[failed[0]][1], at) + more)
+    missing = [s for s in shapes if s not in found]
+    shape = missing[0] if missing else shapes[-1]
+    if ran.timed_out:
+        return Verdict("FAIL", f"did not finish within {timeout}s{at} on {shape} (an endless loop?)", stopped=True)
+    if ran.rc == 2:
+        raise EnvironmentProblem(f"{program.path} rejected its command line ({first_error_line(ran.err)}): is the "
+                                 "harness older than lab/grade.py?")
+    if ran.rc == 3 and DOES_NOT_FIT_RE.search(ran.err):
+        if may_not_fit:
+            return Verdict("SKIP", f"{shape} does not fit here: {first_error_line(ran.err)}")
+        raise EnvironmentProblem(first_error_line(ran.err))
+    if missing or ran.rc != 0:
+        return Verdict("FAIL", stopped_why(ran, shape + at))
+    skipped = [s for s in shapes if found[s][0] == "SKIP"]
+    if skipped:
+        return Verdict("SKIP", "the kernel cannot run on this GPU: " + found[skipped[0]][1])
+    return Verdict("PASS", f"bit-exact on {len(shapes)} shapes{at}" if len(shapes) > 1 else f"bit-exact on {shape}{at}")
+
+
+def correctness(subject: Subject, others: list[Program], others_why_not: str | None, options: Options) -> Verdict:
+    """The graded shapes (and the exercise's own), the huge shape, then the parameter's other values."""
+    shapes = shapes_for("grade", subject.exercise.rules.get("grade_shapes"))
+    progress(f"checking {len(shapes)} shapes")
+    main = check_shapes(Program(subject.program), shapes, options.timeout)
+    if main.status != "PASS":
+        return main
+    details = [f"{main.why} (tests/shapes.txt tag grade, then the exercise's own): {', '.join(shapes)}"]
+    notes = []
+    for shape in shapes_for("huge"):
+        if options.no_huge:
+            details.append(f"SKIP {shape}: {options.no_huge}")
+            notes.append(f"{shape} SKIPPED ({options.no_huge})")
+            continue
+        progress(f"checking {shape}")
+        verdict = check_shapes(Program(subject.program), [shape], options.timeout, may_not_fit=True)
+        if verdict.status == "FAIL":
+            return Verdict("FAIL", verdict.why, details, verdict.stopped)
+        details.append(f"{verdict.status} {verdict.why}")
+        notes.append(f"{shape} too" if verdict.status == "PASS" else f"{shape} SKIPPED (does not fit here)")
+    if others_why_not:
+        return Verdict("FAIL", others_why_not, details)
+    for other in others:
+        progress(f"checking {len(shapes)} shapes{other.where()}")
+        verdict = check_shapes(other, shapes, options.timeout)
+        if verdict.status != "PASS":
+            return Verdict(verdict.status, verdict.why, details, verdict.stopped)
+        details.append(verdict.why)
+    if others:
+        notes.append("also " + ", ".join(o.label for o in others))
+    return Verdict("PASS", "; ".join([main.why] + notes), details)
+
+
+# ------------------------------------------------------------------ sanitizers
+
+
+def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool = True) -> Verdict:
+    """One tool on the student's kernel. A wrong result under the tool points to a race only
+    when the kernel was right without it (`correct`); otherwise Correctness has already said
+    so, and this check judges only what the tool itself reports."""
+    cmd = [find_tool("compute-sanitizer", "COMPUTE_SANITIZER"), "--tool", tool, *TOOL_OPTIONS.get(tool, []),
+           "--error-exitcode", str(SANITIZER_EXIT), "--print-limit", "20",
+           program.path, "--check-only", "--variant", "student", "--shapes", ",".join(shapes)]
+    ran = run(cmd, timeout, program.env)
+    records = sanitizer_records(ran.text)
+    found, at = pick_finding(records), program.where()
+    reported = summary_count(ran.text) > 0 or ran.rc == SANITIZER_EXIT
+    if found is not None and (reported or "hazard" in found.text or "Race" in found.header):
+        return Verdict("FAIL", describe_finding(tool, found) + at, [r.text[:240] for r in records[:3]])
+    if ran.timed_out:
+        return Verdict("FAIL", f"{tool}: did not finish within {timeout}s{at}")
+    if reported:
+        return Verdict("FAIL", f"{tool} reported errors{at}: {first_error_line(ran.text)}")
+    if ran.rc == 1 and correct:
+        return Verdict("FAIL", f"{tool}: wrong result under the tool{at} (a result that depends on timing: a race?)")
+    if ran.rc == 1:
+        return Verdict("PASS", f"{tool}: no errors reported{at} (the result is wrong, as Correctness says)")
+    if ran.rc != 0:
+        return Verdict("FAIL", f"{tool}: the program stopped (exit {ran.rc}){at}: {first_error_line(ran.err)}")
+    return Verdict("PASS", f"{tool} clean{at}")
+
+
+@functools.cache
+def sanitizer_problem(program: Path, timeout: float) -> str | None:
+    """Why compute-sanitizer cannot judge here, or None. It must run the reference solution on
+    1x1 cleanly, or it would blame every student for its own trouble."""
+    sanitizer = find_tool("compute-sanitizer", "COMPUTE_SANITIZER")
+    if sanitizer is None:
+        return "compute-sanitizer not found (it comes with the CUDA toolkit; put it on PATH or set COMPUTE_SANITIZER)"
+    ran = run([sanitizer, "--tool", "memcheck", "--error-exitcode", str(SANITIZER_EXIT), program,
+               "--check-only", "--variant", "reference", "--shapes", "1x1"], timeout)
+    if ran.rc != 0:
+        return f"compute-sanitizer cannot run the reference solution here (exit {ran.rc}: {first_error_line(ran.text)})"
+    return None
+
+
+def sanitizers(subject: Subject, others: list[Program], options: Options, correct: bool) -> Verdict:
+    problem = sanitizer_problem(confirm_machine(subject.exercise.number, options.timeout), options.timeout)
+    if problem:
+        return Verdict("SKIP", problem)
+    shapes = shapes_for("sanitize", subject.exercise.rules.get("sanitize_shapes"))
+    other_tools = (subject.exercise.parameter or {}).get("sanitize_tools", SANITIZER_TOOLS)
+    runs = [(tool, Program(subject.program)) for tool in SANITIZER_TOOLS]
+    runs += [(tool, other) for other in others for tool in other_tools]
+    details = []
+    for tool, program in runs:
+        progress(tool + program.where())
+        verdict = run_sanitizer(tool, program, shapes, options.timeout, correct)
+        if verdict.status == "FAIL":
+            return verdict
+        details.append(verdict.why)
+    why = f"{', '.join(SANITIZER_TOOLS)} clean on {len(shapes)} shapes"
+    if others:
+        why += f"; {', '.join(other_tools)} also at {', '.join(o.label for o in others)}"
+    return Verdict("PASS", why, details + [f"shapes (tests/shapes.txt tag sanitize, then the exercise's own): "
+                                           f"{', '.join(shapes)}"])
+
+
+# ------------------------------------------------------------------ speed
+
+
+def read_run(text: str) -> pd.DataFrame | None:
+    """A program's --csv output, read by lab.results as every results file is: by column name,
+    after checking that every column of the layout is there. None when it is not such a table."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.csv"
+        path.write_text(text)
+        try:
+            return results.load(path, "bench")
+        except (results.ResultsError, ValueError, pd.errors.ParserError):
+            return None
+
+
+def graded_rows(text: str) -> dict[str, pd.Series]:
+    """The rows of student, reference and step in a --csv run, by kernel name; none if unreadable."""
+    frame = read_run(text)
+    if frame is None:
+        return {}
+    kernels = frame[(frame["role"] == "kernel") & frame["kernel"].isin(GRADED_KERNELS)]
+    return {row["kernel"]: row for _, row in kernels.iterrows()}
+
+
+def ratio_text(ratio: float) -> str:
+    """2 decimals, or 2 significant digits below 0.1 (0.0026x, not 0.00x)."""
+    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+
+
+def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[str]] | Verdict:
+    """One timed run of student, reference and step on the same buffers: (ratio, lines)."""
+    ran = run([program, "--csv", "--shapes", shape], timeout)
+    if ran.timed_out:
+        return Verdict("FAIL", f"the timed run at {shape} did not finish within {timeout}s", stopped=True)
+    if ran.rc == 3 and DOES_NOT_FIT_RE.search(ran.err):
+        return Verdict("SKIP", f"the timed shape {shape} does not fit here: {first_error_line(ran.err)}")
+    rows = graded_rows(ran.out)
+    if "student" not in rows or ran.rc not in (0, 1):
+        return Verdict("FAIL", "timed run: " + stopped_why(ran, shape))
+    if rows["student"]["check"] != "PASS":
+        return Verdict("FAIL", f"wrong result in the timed run at {shape}")
+    for other in GRADED_KERNELS[1:]:
+        if other not in rows or rows[other]["check"] != "PASS":
+            # The machine was confirmed with the reference, so yours broke it: a write outside
+            # `out` can land in the input the others read next.
+            return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
+                                   "write outside `out`?")
+    student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
+    if not student > 0 or not reference > 0:
+        raise EnvironmentProblem(f"the timed run at {shape} printed no times")
+    lines = [f"{k:<9} {rows[k]['median_ms']:9.4f} ms {rows[k]['gbps']:8} GB/s {rows[k]['pct_of_copy']:7} % of copy"
+             for k in GRADED_KERNELS]
+    return reference / student, lines
+
+
+def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, float | None]:
+    floor = subject.exercise.floor
+    best = None
+    for attempt in range(SPEED_ATTEMPTS):
+        if attempt:
+            progress(f"below the floor: timing again ({attempt + 1} of {SPEED_ATTEMPTS})")
+        outcome = time_once(subject.program, shape, timeout)
+        if isinstance(outcome, Verdict):
+            return outcome, None
+        best = outcome if best is None or outcome[0] > best[0] else best
+        if best[0] >= floor:
+            break
+    ratio, lines = best
+    details = lines + [f"ratio = reference time / your time; floor {floor:.2f}x "
+                       f"(exercises/{subject.exercise.name}/grading.json)"]
+    if ratio >= floor:
+        return Verdict("PASS", f"{ratio_text(ratio)} the reference (floor {floor:.2f}x) at {shape}", details), ratio
+    return Verdict("FAIL", f"correct but too slow ({ratio_text(ratio)} the reference, floor {floor:.2f}x) at {shape}, "
+                           f"best of {SPEED_ATTEMPTS} runs", details), ratio
+
+
+# ------------------------------------------------------------------ parameters
+
+
+def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program], str | None]:
+    """The grader programs for the other values of the exercise's parameter, and a FAIL reason
+    when there can be none (a value that does not compile, or no #define to change)."""
+    parameter = subject.exercise.parameter
+    if not parameter:
+        return [], None
+    name, values = parameter["name"], [str(v) for v in parameter["values"]]
+    if parameter["set_by"] == "environment":
+        return [Program(subject.program, f"{name}={v}", {**os.environ, name: v}) for v in values], None
+    text = subject.source.read_text(errors="replace")
+    if subject.mode == "solution":
+        number = subject.exercise.number
+        text = re.sub(rf"\bsolution_{number}\b", "exercise_" + number, text)
+    pattern = re.compile(r"^([ \t]*#[ \t]*define[ \t]+%s[ \t]+)(\S+)" % re.escape(name), re.M)
+    if not pattern.search(text):
+        return [], (f"the file has no `#define {name}` to change; the task asks the kernel to depend on it "
+                    "only through that constant")
+    programs = []
+    base = subject.work or WORK_DIR / f"{subject.mode}-{subject.exercise.number}"
+    for value in values:
+        variant = Subject(subject.exercise, "file", subject.source, subject.name, base / f"{slug(name)}-{slug(value)}")
+        prepare_copy(variant, pattern.sub(lambda m: m.group(1) + value, text))  # noqa: B023 (used at once)
+        progress(f"building with {name}={value}")
+        failed = build(variant, timeout, object_only=False)
+        if failed:
+            return [], f"with {name}={value}: {failed.why}"
+        programs.append(Program(variant.program, f"{name}={value}"))
+    return programs, None
+
+
+# ------------------------------------------------------------------ grading one subject
+
+
+@dataclass
+class Options:
+    timeout: int
+    timed_shape: str
+    technique_only: bool = False
+    build_only: bool = False
+    no_huge: str | None = None  # why the huge shape is not checked ("--no-huge"), or None
+    quick: bool = False  # no sanitizers after a Correctness FAIL
+
+
+@functools.cache
+def confirm_machine(number: str, timeout: float) -> Path:
+    """Build the reference's grader program, make it pass on 1x1 and return it, once per exercise.
+
+    Everything that fails after this is the graded file's doing; anything that fails here is
+    the machine's or the repository's (EnvironmentProblem).
+    """
+    program = BUILD_DIR / f"grade_{number}_solution"
+    progress(f"building {make_path(program)}")
+    built = make([make_path(program)], timeout)
+    if built.rc != 0:
+        raise EnvironmentProblem(f"the reference grader {make_path(program)} does not build: "
+                                 f"{first_error_line(built.text)}")
+    ran = run([program, "--check-only", "--variant", "reference", "--shapes", "1x1"], timeout)
+    if ran.rc in (2, 3):
+        raise EnvironmentProblem(first_error_line(ran.err))
+    if ran.rc != 0:
+        raise EnvironmentProblem(f"the reference solution of exercise {number} fails on 1x1 (exit {ran.rc}): "
+                                 "the repository is broken")
+    return program
+
+
+def grade(subject: Subject, options: Options) -> Grade:
+    """All four checks of one file. The student's faults are FAILs, never exceptions."""
+    result = Grade(subject)
+    verdicts = result.verdicts
+    if not (options.technique_only or options.build_only):
+        confirm_machine(subject.exercise.number, options.timeout)
+    if subject.mode == "file":
+        prepare_copy(subject, subject.source.read_text(errors="replace"))
+    progress(f"building {subject.label}")
+    failed = build(subject, options.timeout, object_only=options.technique_only)
+    if failed:
+        verdicts["Correctness"] = failed
+        verdicts.update((check, Verdict("SKIP", "nothing to check: it does not build")) for check in CHECKS[1:])
+        return result
+    if options.build_only:
+        return built_only(subject, options.timeout)
+    progress("reading the compiled code")
+    technique = check_compiled_code(subject, options.timeout)
+    if options.technique_only:
+        verdicts.update((check, Verdict("SKIP", "--technique-only")) for check in CHECKS)
+        verdicts["Technique"] = technique
+        return result
+    others, others_why_not = parameter_programs(subject, options.timeout)
+    verdicts["Correctness"] = correctness(subject, others, others_why_not, options)
+    correct = verdicts["Correctness"].status == "PASS"
+    if verdicts["Correctness"].stopped:
+        verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
+    elif options.quick and verdicts["Correctness"].status == "FAIL":
+        verdicts["Sanitizers"] = Verdict("SKIP", "--quick: not run after Correctness FAILed")
+    else:
+        verdicts["Sanitizers"] = sanitizers(subject, others, options, correct)
+    if technique.status == "PASS" and correct:
+        progress("profiling with Nsight Compute")
+        profiled = check_profile(subject, subject.program, options.timeout)
+        if profiled is not None and profiled.status == "FAIL":
+            technique = Verdict("FAIL", profiled.why, technique.details + profiled.details)
+        elif profiled is not None:
+            technique = Verdict("PASS", f"{technique.why}; {profiled.why}", technique.details + profiled.details)
+    verdicts["Technique"] = technique
+    if correct:
+        progress(f"timing at {options.timed_shape}")
+        verdicts["Speed"], result.ratio = check_speed(subject, options.timed_shape, options.timeout)
+    else:
+        verdicts["Speed"] = Verdict("SKIP", "a kernel that is not correct is not timed")
+    return result
+
+
+def built_only(subject: Subject, timeout: float) -> Grade:
+    """--build-only: the grader program is built; so are the parameter's other values."""
+    result = Grade(subject)
+    others, why_not = parameter_programs(subject, timeout)
+    if why_not:
+        result.verdicts["Correctness"] = Verdict("FAIL", why_not)
+    else:
+        rebuilt = [o.label for o in others if o.path != subject.program]
+        why = f"--build-only: built {make_path(subject.program)}" + (
+            f", and again with {', '.join(rebuilt)}" if rebuilt else "")
+        result.verdicts["Correctness"] = Verdict("SKIP", why)
+    result.verdicts.update((check, Verdict("SKIP", "--build-only")) for check in CHECKS[1:])
+    return result
+
+
+# ------------------------------------------------------------------ reports
+
+
+def print_report(result: Grade) -> None:
+    subject = result.subject
+    whose = f"{subject.name}, exercise " if subject.mode == "file" else ""
+    print(f"== {whose}{subject.exercise.name}: {subject.label}")
+    for check in CHECKS:
+        verdict = result.verdicts[check]
+        print(f"  {check:<12} {verdict.status:<4}  {verdict.why}")
+        for line in verdict.details:
+            print(f"  {'':<12} {'':<4}    {line}")
+    print(f"RESULT {result.subject.name}: {'FAIL' if result.failed else 'PASS'}\n", flush=True)
+
+
+def print_summary(grades: list[Grade], heading: str) -> None:
+    print(f"== Summary: {heading}")
+    print(f"{'':<22} {'correctness':<11} {'sanitizers':<10} {'technique':<9} {'speed':<5} {'ratio':>7}  result")
+    for g in grades:
+        v = g.verdicts
+        ratio = ratio_text(g.ratio) if g.ratio is not None else "-"
+        print(f"{g.subject.name[:22]:<22} {v['Correctness'].status:<11} {v['Sanitizers'].status:<10} "
+              f"{v['Technique'].status:<9} {v['Speed'].status:<5} {ratio:>7}  {'FAIL' if g.failed else 'PASS'}")
+
+
+def csv_row(result: Grade) -> list[str]:
+    ratio = f"{result.ratio:.3g}" if result.ratio is not None else ""
+    return [result.subject.name] + [result.verdicts[c].status for c in CHECKS] + [ratio, result.reason()]
+
+
+# ------------------------------------------------------------------ command line
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr and exit code 2."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see python3 -m lab.grade --help)")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = Parser(prog="python3 -m lab.grade", add_help=False)
+    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("exercise", nargs="?")
+    for flag in ("--all", "--solution", "--technique-only", "--build-only", "--list", "--no-huge", "--quick"):
+        parser.add_argument(flag, action="store_true")
+    for flag in ("--file", "--batch", "--csv"):
+        parser.add_argument(flag, type=Path)
+    parser.add_argument("--timeout", default="300")
+    parser.add_argument("--shape", default=os.environ.get("GRADE_SHAPE") or "8192x8192")
+    args = parser.parse_args(argv)
+    see = " (see python3 -m lab.grade --help)"
+    if args.help or (args.list and len(argv) == 1):
+        return args
+    if args.list:
+        raise UsageError("--list takes nothing else" + see)
+    if not re.fullmatch(r"[1-9][0-9]*", args.timeout):
+        raise UsageError(f"--timeout must be a whole number of seconds, not {args.timeout!r}")
+    args.timeout = int(args.timeout)
+    if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.shape):
+        raise UsageError(f"the timed shape must be ROWSxCOLS, not {args.shape!r}")
+    if args.technique_only and args.build_only:
+        raise UsageError("--technique-only and --build-only cannot be combined" + see)
+    if args.all == bool(args.exercise):
+        raise UsageError(("give an exercise number or --all, not both" if args.all
+                          else "say which exercise (e.g. 05) or --all") + see)
+    if args.exercise is not None:
+        if not re.fullmatch(r"[0-9]{1,2}", args.exercise):
+            raise UsageError(f"not an exercise number: {args.exercise}" + see)
+        args.exercise = f"{int(args.exercise):02d}"
+    given = [flag for flag, on in (("--file", args.file), ("--batch", args.batch), ("--solution", args.solution)) if on]
+    if len(given) > 1:
+        raise UsageError(" and ".join(given) + " cannot be combined" + see)
+    if args.all and (args.file or args.batch):
+        raise UsageError("--file and --batch grade one exercise: give its number, not --all")
+    if bool(args.batch) != bool(args.csv):
+        raise UsageError("--batch DIR and --csv OUT.csv go together" + see)
+    return args
+
+
+def subjects_of(args: argparse.Namespace) -> list[Subject]:
+    exercises = [load_exercise(n[:2]) for n in exercise_names()] if args.all else [load_exercise(args.exercise)]
+    if args.file:
+        return [file_subject(exercises[0], readable_file(args.file), args.file.stem)]
+    if args.batch:
+        if not args.batch.is_dir():
+            raise UsageError(f"no such directory: {args.batch}")
+        files = sorted(p for p in args.batch.glob("*.cu") if p.is_file())
+        if not files:
+            raise UsageError(f"no .cu files in {args.batch}")
+        if not args.csv.parent.is_dir():
+            raise UsageError(f"no such directory for --csv: {args.csv.parent}")
+        return [file_subject(exercises[0], readable_file(f), f.stem) for f in files]
+    return [tree_subject(e, args.solution) for e in exercises]
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.help:
+        print(__doc__.strip())
+        return 0
+    if args.list:
+        print("\n".join(exercise_names()))
+        return 0
+    no_huge = "--no-huge" if args.no_huge else "--quick" if args.quick else None
+    options = Options(args.timeout, args.shape, args.technique_only, args.build_only, no_huge, args.quick)
+    subjects = subjects_of(args)
+    if args.technique_only:
+        if find_tool("cuobjdump", "CUOBJDUMP") is None:
+            raise EnvironmentProblem("cuobjdump not found: it comes with the CUDA toolkit; put it on PATH or set "
+                                     "CUOBJDUMP")
+        heading = "technique only, no GPU used"
+    elif args.build_only:
+        heading = "build only, no GPU used"
+    else:
+        heading = f"{require_gpu(args.timeout)}; speed timed at {args.shape}"
+    grades = []
+    with open(args.csv, "w", newline="") if args.csv else open(os.devnull, "w") as out:
+        writer = csv.writer(out)
+        writer.writerow(CSV_COLUMNS)
+        for subject in subjects:
+            grades.append(grade(subject, options))
+            print_report(grades[-1])
+            writer.writerow(csv_row(grades[-1]))
+            out.flush()
+    if len(grades) > 1:
+        print_summary(grades, heading)
+    if args.csv:
+        print(f"wrote {args.csv} ({len(grades)} rows)")
+    return 1 if any(g.failed for g in grades) else 0
+
+
+def entry(argv: list[str] | None = None) -> int:
+    try:
+        return main(sys.argv[1:] if argv is None else argv)
+    except (UsageError, EnvironmentProblem) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2 if isinstance(e, UsageError) else 3
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(entry())
