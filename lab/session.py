@@ -1,0 +1,118 @@
+"""Everything that needs the GPU, in one command: what a GPU machine measures and sends back.
+
+    make gpu-session [BATCHES="bench profile"]    or    python3 -m lab.session [BATCH ...] [--rerun 11,12] [--out DIR]
+
+    test       make test                              -> docs/results/<gpu>-test.log
+               full reports of steps 01, 02 and the last -> docs/results/<gpu>-reports.txt
+    bench      the sweep, the timing and narrow studies -> <gpu>.csv, <gpu>-timing.csv, <gpu>-narrow.csv
+    profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
+    peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-profile.csv
+    reference  the exercise solutions' timings (make reference-timings)
+
+No batch named: all of them, in this order. --rerun 11,12 measures only those
+steps again in bench and profile and keeps the other steps' committed rows:
+use it only when their machine code is unchanged (docs/results/sass-sm_90.csv
+shows it). --out DIR packs docs/results into DIR/results.tgz at the end, and
+also when the session is stopped (SIGTERM), with build/bench, so that a cut
+sweep can go on elsewhere (`make bench RESUME=1`). Every step says how long
+it took. Exit code: 0 when every step passed, else 1 (2 bad command line,
+3 no GPU).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+from lab import machine, results, schema
+
+BATCHES = ("test", "bench", "profile", "peers", "reference")
+REPORT_SHAPES = "8192x8192,32768x32768,10007x7919"
+
+
+def step(name: str, command: list[str], log: Path | None = None) -> bool:
+    """Run one command (its output also into log), say how long it took; True if it passed."""
+    start = time.time()
+    machine.say(f"session: {name}: {shlex.join(command)}")
+    if log is None:
+        rc = subprocess.run(command, cwd=machine.ROOT).returncode
+    else:
+        with open(log, "a") as out:
+            rc = subprocess.run(command, cwd=machine.ROOT, stdout=out, stderr=subprocess.STDOUT).returncode
+    machine.say(f"session: {name} took {time.time() - start:.0f} s (exit {rc})")
+    return rc == 0
+
+
+def test_batch(gpu: str, gpu_line: str) -> list[bool]:
+    """make test into <gpu>-test.log, and the reports a student sees into <gpu>-reports.txt."""
+    log, reports = schema.RESULTS / f"{gpu}-test.log", schema.RESULTS / f"{gpu}-reports.txt"
+    log.write_text(f"# make test on {gpu_line}, {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}\n")
+    reports.write_text("")
+    passed = [step("test", ["make", "test"], log)]
+    last = machine.steps()[-1]
+    for number in ("01", "02"):
+        with open(reports, "a") as out:
+            out.write(f"$ ./build/step{number} --shapes {REPORT_SHAPES}\n")
+        passed.append(step(f"report {number}", [f"build/step{number}", "--shapes", REPORT_SHAPES], reports))
+    for rows, cols in (("10007", "7919"), ("32768", "32768")):
+        args = f"--rows {rows} --cols {cols}"
+        with open(reports, "a") as out:
+            out.write(f"\n$ make run STEP={last} ARGS=\"{args}\"\n")
+        passed.append(step(f"report {last}", ["make", "-s", "--no-print-directory", "run", f"STEP={last}",
+                                              f"ARGS={args}"], reports))
+    return passed
+
+
+def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
+    """The make commands of one batch (make builds what each needs first)."""
+    make = ["make", "--no-print-directory", f"GPU={gpu}"]
+    return {
+        "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["timing-study"],
+                  make + ["narrow-study"]],
+        "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
+        "peers": [make + ["peers"], make + ["peers-profile"]],
+        # The timings the docs quote come from an H200; another GPU's go beside its other results.
+        "reference": [make + ["reference-timings"] + ([] if gpu == "h200" else
+                                                      [f"REFERENCE_CSV={results.path(gpu, 'reference-timings')}"])],
+    }[batch]
+
+
+def pack(out: Path | None, with_runs: bool) -> None:
+    """docs/results (and the sweep's run files) into out/results.tgz, for a machine that sends files back."""
+    if out is None:
+        return
+    with tarfile.open(out / "results.tgz", "w:gz") as archive:
+        for folder in [schema.RESULTS] + ([machine.ROOT / "build" / "bench"] if with_runs else []):
+            if folder.exists():
+                archive.add(folder, arcname=folder.relative_to(machine.ROOT))
+
+
+def run(argv=None) -> int:
+    parser = machine.Parser(prog="python3 -m lab.session", description=__doc__)
+    parser.add_argument("batches", nargs="*", help=f"any of {', '.join(BATCHES)} (default: all, in this order)")
+    parser.add_argument("--rerun", default="", help="bench and profile only these steps, e.g. 11,12")
+    parser.add_argument("--out", type=Path, help="pack the results into this folder's results.tgz")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if unknown := [b for b in args.batches if b not in BATCHES]:
+        parser.error(f"unknown batch '{unknown[0]}': choose from {', '.join(BATCHES)}")
+    name, _ = machine.gpu()
+    gpu = results.gpu_slug(name)
+    signal.signal(signal.SIGTERM, lambda *_: (pack(args.out, True), sys.exit(124)))
+    passed = [step("build", ["make", f"-j{os.cpu_count()}", "all"])]
+    for batch in args.batches or BATCHES:
+        if batch == "test":
+            passed += test_batch(gpu, f"{name}, driver {machine.driver()}")
+        else:
+            passed += [step(batch, command) for command in commands(batch, gpu, args.rerun.replace(",", " "))]
+    pack(args.out, False)
+    return 0 if all(passed) else machine.EXIT_WRONG
+
+
+if __name__ == "__main__":
+    raise SystemExit(machine.main(run))
