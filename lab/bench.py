@@ -43,21 +43,26 @@ FLUSHES = ("write", "read")  # the old method first
 
 @dataclass
 class Run:
-    """One run of a step program: its file name under the run folder, and its arguments."""
+    """One run of a step program: its file name under the run folder, and what it is given."""
 
     name: str
     step: str
-    args: list[str]
+    shapes: str
+    options: tuple[str, ...] = ()  # --variant or --flush
     flush: str = ""  # the timing study's extra column
+
+    def command(self, args) -> list[str]:
+        return [str(machine.program(args.build, self.step)), "--shapes", self.shapes, *self.options, "--csv",
+                *args.program_args]
 
 
 def planned_runs(args) -> list[Run]:
     if args.study == "narrow":
-        return [Run(f"step{s}", s, ["--variant", v, "--shapes", NARROW_SHAPES]) for s, v in NARROW_RUNS]
+        return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
     if args.study == "timing":
         last = machine.steps()[-1]
-        return [Run(f"flush-{f}", last, ["--shapes", TIMING_SHAPES, "--flush", f], f) for f in FLUSHES]
-    return [Run(f"step{s}", s, ["--shapes", ",".join(args.shapes)]) for s in args.steps]
+        return [Run(f"flush-{f}", last, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
+    return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
 
 
 def exit_code(folder: Path, run: Run) -> str:
@@ -71,7 +76,7 @@ def execute(run: Run, folder: Path, args) -> None:
     if args.resume and exit_code(folder, run) == "0":
         machine.say(f"bench: {run.name}: kept from an earlier run (--resume)")
         return
-    command = [str(machine.program(args.build, run.step)), *run.args, "--csv", *args.program_args]
+    command = run.command(args)
     machine.say("bench: " + shlex.join(command))
     with open(folder / f"{run.name}.csv", "w") as out, open(folder / f"{run.name}.err", "w") as err:
         rc = subprocess.run(command, stdout=out, stderr=err).returncode
@@ -108,7 +113,7 @@ def in_shape_order(frame: pd.DataFrame) -> pd.DataFrame:
 
 def timing_line(run: Run, args) -> str:
     """The timing method in the program's own words: the `Timing` line of one tiny run."""
-    command = [str(machine.program(args.build, run.step)), "--shapes", "1x1", *args.program_args]
+    command = [str(machine.program(args.build, run.step)), "--shapes", "1x1", *run.options, *args.program_args]
     out = subprocess.run(command, capture_output=True, text=True).stdout
     found = re.search(r"^Timing\s+(.*)$", out, re.MULTILINE)
     return found.group(1) if found else "unknown (the program printed no Timing line)"
@@ -121,23 +126,27 @@ def measure(args) -> int:
     layout = "timing" if args.study == "timing" else "bench"
     folder = args.build / "bench" / f"{gpu}-{args.study}"
     folder.mkdir(parents=True, exist_ok=True)
-    runs, start = planned_runs(args), time.time()
+    runs, start, path = planned_runs(args), time.time(), results.path(gpu, kind)
+    for run in runs:  # every program is there before the first runs
+        run.command(args)
+    if args.rerun and not path.is_file():
+        raise machine.Stop(f"--rerun keeps the other steps' rows of {path}, which does not exist", 2)
     for run in runs:
         execute(run, folder, args)
     frame, problems = collect(runs, folder, layout)
     if args.rerun:  # the committed rows of the steps not measured again
-        kept = results.load(results.path(gpu, kind), "bench")
+        kept = results.load(path, "bench")
         frame = pd.concat([kept[~kept["step"].isin(args.steps)], frame], ignore_index=True)
     if args.study != "timing":  # the timing study keeps its runs apart: all of write, then all of read
         frame = in_shape_order(frame)
-    path = results.path(gpu, kind)
     results.write(frame, path, layout)
     problems += [f"step{r.step} {r.rows}x{r.cols}+{r.offset} {r.kernel}: check={r.check}"
                  for r in results.failures(frame).itertuples()]
     machine.write_env(path.with_name(path.stem + "-env.txt"), {
         "gpu": gpu_name, "driver": machine.driver(), "timing method": timing_line(runs[0], args),
         "command": shlex.join(["python3", "-m", "lab.bench", *args.argv]),
-        "runs": " ".join(shlex.join(["step" + r.step, *r.args, "--csv", *args.program_args]) for r in runs),
+        "programs": ", ".join(shlex.join([f"step{r.step}", *r.options]) for r in runs),
+        "shapes": " ".join(dict.fromkeys(r.shapes for r in runs)), "options": shlex.join(args.program_args),
         "took": f"{time.time() - start:.0f} s" + (", keeping the runs that had finished" if args.resume else "")})
     machine.say(f"bench: wrote {path.relative_to(schema.ROOT)} ({len(frame)} rows)")
     for r in frame[frame["check"] == "SKIP"].itertuples():
@@ -150,9 +159,7 @@ def measure(args) -> int:
 
 
 def parse_args(argv):
-    parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__,
-                                     epilog="Exit codes: 0 every check PASS, 1 a run failed or a check was not "
-                                            "PASS, 2 bad command line, 3 no GPU or a program not built.")
+    parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
     parser.add_argument("--study", choices=("sweep", "narrow", "timing"), default="sweep",
                         help="the shape sweep (default), or one of the two studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")

@@ -1,45 +1,32 @@
 """Time the tutorial's last step beside other libraries' transposes: docs/results/<gpu>-peers.csv.
 
-    make peers     or    python3 -m lab.peers [--gpu h200] [--shapes 8192x8192] [--reps 20]
-    python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192
+    make peers    or    python3 -m lab.peers [--gpu h200] [--shapes 8192x8192] [--reps 20]
+    python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192    (for make peers-profile)
 
-For each shape, in one process, on one input tensor x (rows x cols, float32,
-random normal numbers from numpy) and one output tensor y (cols x rows):
+In one process, on one input x (rows x cols, float32, random normal) and one
+output y: the copy bound (y.copy_(x), the denominator of "% of copy"), the
+tutorial's last step (build/peers/libtutorial.so, from lab/peer_lib.cu), cuBLAS
+(cublasSgeam through CuPy), PyTorch (y.copy_(x.t()), eager and through
+torch.compile), a tiled Triton kernel at its best block shape
+(lab/peer_triton.py), JAX (jax.jit(lambda x: x.T)), CuPy (cp.copyto(y, x.T))
+and, if installed, cuTENSOR (cutensorPermute). A peer whose library is missing
+is skipped: a line `skip: <peer>: <why>` and a row whose check is SKIP. Each
+peer is checked bit for bit against numpy's transpose, on an output poisoned
+with NaN, before it is timed.
 
-    role      peer           op
-    copy      torch          y.copy_(x): the same bytes copied, the denominator of "% of copy"
-    tutorial  tutorial       the last step's default kernel, through build/peers/libtutorial.so
-                             (lab/peer_lib.cu)
-    peer      cublas         cublasSgeam, C = 1 * A^T + 0 * C (cupy.cublas.geam)
-    peer      torch          y.copy_(x.t())
-    peer      torch.compile  the same expression, compiled once per shape (a Triton kernel)
-    peer      triton         a tiled Triton kernel at its best block shape (lab/peer_triton.py)
-    peer      jax            jax.jit(lambda x: x.T) on x shared through DLPack
-    peer      cupy           cp.copyto(y, x.T)
-    peer      cutensor       cutensorPermute through CuPy's bindings, if cuTENSOR is installed
+Timing follows the C harness (docs/timing.md), on PyTorch's current stream,
+which the other libraries are handed too: per run, poison y, flush L2 by
+reading 4 x its size, event, op, event. The runs are enqueued in batches of 32
+behind a GPU-side sleep that covers the enqueuing, so the host's launch
+overhead never falls in a timed window. JAX runs on a stream of its own: the
+host clock times batches of 16 (flush; op) less batches of 16 flushes, as the
+`method` column says. --once runs each op once inside an NVTX range `once`,
+for Nsight Compute, and writes nothing.
 
-A peer whose library is absent is skipped with one line, `skip: <peer>: <why>`,
-and a row whose check is SKIP. Each peer is first checked bit for bit: y is
-poisoned with a NaN pattern, the op runs once, and y is compared with numpy's
-transpose. Only a peer that passes is timed.
-
-Timing follows the C harness (docs/timing.md). Everything runs on PyTorch's
-current stream, which CuPy, Triton and the tutorial's library are handed too.
-Per timed run: poison y, flush L2 by reading 4 x its size, event, the op,
-event. Timed runs are enqueued in batches of 32 behind a GPU-side sleep long
-enough to cover the enqueuing, so the host's launch overhead never falls in a
-timed window; a batch whose sleep ended early is run again with a longer one.
-JAX runs on a stream of its own and allocates its output: it is timed by the
-host clock around batches of 16 (flush; op), less batches of 16 flushes; the
-`method` column says so.
-
---once runs each named op once per shape inside an NVTX range `once`, with no
-check, no timing and no file: `make peers-profile` runs it under Nsight Compute.
-
-Writes <gpu>-peers.csv (gbps: 2 x rows x cols x 4 bytes over the median, in 1e9
-B/s; pct_of_copy = copy median / median x 100; vs_tutorial = tutorial median /
-median) and <gpu>-peers-env.txt. Exit codes: 0 every check passed, 1 a peer gave
-a wrong result, 2 bad command line, 3 no PyTorch, no numpy or no GPU.
+gbps = 2 x rows x cols x 4 bytes / median, in 1e9 B/s; pct_of_copy = copy
+median / median x 100; vs_tutorial = tutorial median / median. Exit codes:
+0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch,
+numpy or GPU.
 """
 
 from __future__ import annotations
@@ -181,13 +168,11 @@ class Case:
         self.y = torch.empty((cols, rows), dtype=torch.float32, device="cuda")
 
 
-# A peer is a class: key (what --peers takes), name, role and op for the CSV;
-# __init__ imports its library and sets version, or raises Unavailable; make(case)
-# returns a function of no arguments that enqueues the op once, x -> y, on the
-# shared stream. Adding a peer is one class and one entry in PEERS.
-
-
 class Peer:
+    """key (what --peers takes), name, role and op for the CSV. __init__ imports the library and
+    sets version, or raises Unavailable; make(case) returns a function of no arguments that enqueues
+    the op once, x -> y, on the shared stream. Adding a peer is one class and one entry in PEERS."""
+
     key = name = op = ""
     role = "peer"
     method = METHOD_EVENTS
@@ -619,9 +604,7 @@ def write_results(frame, timer, entries, args) -> None:
 
 
 def parse_args(argv):
-    parser = machine.Parser(prog="python3 -m lab.peers", description=__doc__,
-                                     epilog="Exit codes: 0 every check passed, 1 a wrong result, 2 bad command "
-                                            "line, 3 no PyTorch, numpy or GPU.")
+    parser = machine.Parser(prog="python3 -m lab.peers", description=__doc__)
     others = [cls.key for cls in PEERS[2:]]
     parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
     parser.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated ROWSxCOLS (default: %(default)s)")

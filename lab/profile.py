@@ -22,9 +22,9 @@ cuBLAS from one timed run (--reps 1). A peer is profiled in a run of
 
 The plan, lab/profile_plan.csv, is what a full session profiles, one row per
 group: a step at a shape (variant: one, or empty for all; baselines: yes or
-no), or some peers at a shape; metrics: `all` (lab.metrics) or a list. Nothing
-reads the write-ups to decide what to measure: plan_covers_templates() lets a
-test check that they ask only for what the plan measures.
+no), or some peers at a shape; each collects every metric of lab.metrics.
+Nothing reads the write-ups to decide what to measure: plan_covers_templates()
+lets a test check that they ask only for what the plan measures.
 
 NCU=/path/to/ncu names ncu. Exit codes: 0 done; 1 a wrong result, or ncu
 profiled nothing; 2 bad command line; 3 no GPU, no ncu, no access to the counters.
@@ -125,7 +125,7 @@ def columns(table: pd.DataFrame, kernel: str, role: str, wanted: list[str]) -> l
         first = launches.iloc[0]
         values = {m: first[m].replace(",", "") for m in wanted if m in first and number(first[m]) is not None}
         numbers = {m: float(v) for m, v in values.items()}
-        values.update({name: f"{ratio:.2f}" for name, ratio in metrics.derive(numbers).items()})
+        values.update({name: f"{ratio:.2f}".rstrip("0").rstrip(".") for name, ratio in metrics.derive(numbers).items()})
         out.append(Column(kernel if i == 0 else f"{kernel}:{function}", role, function, values))
     return out
 
@@ -205,14 +205,20 @@ def show(title: str, found: list[Column], collected: list[str]) -> None:
     print("kernels:\n" + "\n".join(f"  {c.kernel:46} {c.function}" for c in found) + "\n")
 
 
-def save(path: Path, gpu: str, step: str, shape: results.Shape, found: list[Column], start_afresh=False) -> None:
+def load_profile(path: Path) -> pd.DataFrame:
+    """A profile CSV, its whole numbers written back as whole numbers (pandas reads them as floats)."""
+    frame = results.load(path, "profile")
+    frame["value"] = frame["value"].map(lambda v: f"{v:.0f}" if isinstance(v, float) and v.is_integer() else v)
+    return frame
+
+
+def save(path: Path, gpu: str, step: str, shape: results.Shape, found: list[Column]) -> None:
     """Add the rows to a profile CSV, replacing an earlier profile of the same kernels at the same shape."""
     new = pd.DataFrame([dict(kernel=c.kernel, role=c.role, metric=m, value=v) for c in found
                         for m, v in c.values.items()])
     new = new.assign(gpu=gpu, step=step, rows=shape.rows, cols=shape.cols, offset=shape.offset)
-    if path.is_file() and not start_afresh:
-        old = results.load(path, "profile")
-        old["value"] = old["value"].map(lambda v: f"{v:.0f}" if isinstance(v, float) and v.is_integer() else v)
+    if path.is_file():
+        old = load_profile(path)
         key = ["gpu", "step", "kernel", "rows", "cols", "offset"]
         replaced = old.set_index(key).index.isin(new.set_index(key).index)
         new = pd.concat([old[~replaced], new], ignore_index=True)
@@ -224,24 +230,24 @@ def read_plan() -> pd.DataFrame:
 
 
 def run_plan(args, peers: bool) -> int:
-    """Every step row (or every peers row) of the plan, into the GPU's profile CSV."""
+    """Every step row (or every peers row) of the plan, into the GPU's profile CSV.
+
+    A full run starts the file afresh; --steps keeps the rows of the other steps."""
     plan, gpu_name = read_plan(), machine.gpu()[0]
     rows = plan[plan["peers"] != ""] if peers else plan[(plan["peers"] == "") & plan["step"].isin(args.steps)]
     path = results.path(args.gpu or results.gpu_slug(gpu_name), "peers-profile" if peers else "profile")
-    ncu, fresh = Ncu(list(metrics.RAW)), not peers and args.steps == machine.steps()
-    if not fresh and path.is_file() and not peers:  # profile these steps again, keep the others
-        old = results.load(path, "profile")
-        results.write(old[~old["step"].isin(args.steps)], path, "profile")
-    for i, row in enumerate(rows.itertuples()):
-        ncu.metrics = wanted_metrics(row.metrics)
+    if path.is_file():
+        kept = load_profile(path)
+        results.write(kept[~kept["step"].isin([PEERS_STEP] if peers else args.steps)], path, "profile")
+    ncu = Ncu(list(metrics.RAW))
+    for row in rows.itertuples():
         if peers:
             found = profile_peers(ncu, args.lib, row.peers.split(), row.shape)
         else:
             found = profile_program(ncu, str(machine.program(args.build, row.step)), ["--shapes", row.shape],
                                     row.variant or None, row.baselines == "yes")
         show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found, ncu.metrics)
-        save(path, gpu_name, PEERS_STEP if peers else row.step, results.Shape.parse(row.shape), found,
-             start_afresh=(fresh or peers) and i == 0)
+        save(path, gpu_name, PEERS_STEP if peers else row.step, results.Shape.parse(row.shape), found)
     version = subprocess.run([ncu.path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     machine.write_env(path.with_name(path.stem + "-env.txt"), {
         "gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
@@ -249,17 +255,6 @@ def run_plan(args, peers: bool) -> int:
         "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
     machine.say(f"profile: wrote {path.relative_to(schema.ROOT)}")
     return 0
-
-
-def wanted_metrics(field: str) -> list[str]:
-    """A plan row's metrics: `all` is every raw metric of lab.metrics; derived ones come with their inputs."""
-    named = field.split()
-    chosen = list(metrics.RAW) if "all" in named else []
-    for metric in named:
-        inputs = [metrics.DERIVED[metric].numerator, metrics.DERIVED[metric].denominator] \
-            if metric in metrics.DERIVED else [metric]
-        chosen += [m for m in inputs if m != "all" and m not in chosen]
-    return chosen
 
 
 def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
@@ -287,7 +282,6 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
                                 + ", ".join(k for k, cls in peer_table.BY_KEY.items() if cls.profilable))
         if row.peers and shape.offset:
             problems.append(f"{where}: the peers take no offset ({shape})")
-        problems += [f"{where}: unknown metric {m}" for m in row.metrics.split() if m != "all" and not metrics.known(m)]
     return problems
 
 
@@ -309,12 +303,10 @@ def template_calls(root: Path = schema.ROOT):
 
 def covers(plan: pd.DataFrame, arguments: dict, step: str, kernel: str | None) -> bool:
     """Whether a step row of the plan gives this step's metrics (and kernel) at the shape."""
-    wanted = [m for m in str(arguments.get("metrics") or arguments.get("metric", "")).split(",") if m]
     for row in plan[(plan["step"] == step) & (plan["shape"] == arguments.get("shape"))].itertuples():
         baseline = kernel is not None and kernel.split(":")[0] in ("copy_kernel", "cublas")
         kernels_ok = row.baselines == "yes" if baseline else not row.variant or kernel in (None, row.variant)
-        metrics_ok = all(m in wanted_metrics(row.metrics) or m in metrics.DERIVED for m in wanted)
-        if kernels_ok and metrics_ok:
+        if kernels_ok:
             return True
     return False
 
@@ -335,6 +327,8 @@ def plan_covers_templates(plan: pd.DataFrame | None = None, root: Path = schema.
             rows = plan[(plan["step"] == steps[-1]) & (plan["shape"] == shape) & (plan["baselines"] == "yes")]
             problems += [] if len(rows) else [f"{where}: the plan profiles no baselines beside step {steps[-1]} "
                                               f"at {shape}"]
+        wanted = str(arguments.get("metrics") or arguments.get("metric") or "").split(",")
+        problems += [f"{where}: lab.metrics has no metric {m}" for m in wanted if m and not metrics.known(m)]
         peers = [p for p in str(arguments.get("peers") or arguments.get("peer") or "").split(",") if p]
         planned = {p for row in plan[plan["shape"] == shape].itertuples() for p in row.peers.split()}
         problems += [f"{where}: the plan profiles no peer {p} at {shape}" for p in peers if p not in planned]
@@ -367,9 +361,7 @@ def step_command(args) -> int:
 
 
 def run(argv=None) -> int:
-    parser = machine.Parser(prog="python3 -m lab.profile", description=__doc__,
-                            epilog="Exit codes: 0 done, 1 a wrong result or nothing profiled, 2 bad command line, "
-                                   "3 no GPU, no ncu or no access to the counters.")
+    parser = machine.Parser(prog="python3 -m lab.profile", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     step = commands.add_parser("step", help="one program's kernels at one shape (make profile STEP=NN)")
     step.add_argument("--baselines", action="store_true", help="also the copy kernel and cuBLAS")

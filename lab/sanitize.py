@@ -75,9 +75,7 @@ def sanitize(sanitizer: str, tool: str, command: list[str], step: str) -> bool:
 
 
 def run(argv=None) -> int:
-    parser = machine.Parser(prog="python3 -m lab.sanitize", description=__doc__,
-                            epilog="Exit codes: 0 every run clean, 1 an error or a wrong result, "
-                                   "2 bad command line, 3 no GPU or no compute-sanitizer.")
+    parser = machine.Parser(prog="python3 -m lab.sanitize", description=__doc__)
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated (default %(default)s)")
     parser.add_argument("--check-env", action="store_true", help="exit 3 unless a GPU and compute-sanitizer are here")
     parser.add_argument("step", nargs="?", help="the step's number, e.g. 06")

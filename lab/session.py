@@ -2,8 +2,7 @@
 
     make gpu-session [BATCHES="bench profile"]    or    python3 -m lab.session [BATCH ...] [--rerun 11,12] [--out DIR]
 
-    test       make test                              -> docs/results/<gpu>-test.log
-               full reports of steps 01, 02 and the last -> docs/results/<gpu>-reports.txt
+    test       make test                               -> docs/results/<gpu>-test.log
     bench      the sweep, the timing and narrow studies -> <gpu>.csv, <gpu>-timing.csv, <gpu>-narrow.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-profile.csv
@@ -33,11 +32,10 @@ from pathlib import Path
 from lab import machine, results, schema
 
 BATCHES = ("test", "bench", "profile", "peers", "reference")
-REPORT_SHAPES = "8192x8192,32768x32768,10007x7919"
 
 
 def step(name: str, command: list[str], log: Path | None = None) -> bool:
-    """Run one command (its output also into log), say how long it took; True if it passed."""
+    """Run one command (its output into log, if given), say how long it took; True if it passed."""
     start = time.time()
     machine.say(f"session: {name}: {shlex.join(command)}")
     if log is None:
@@ -49,24 +47,12 @@ def step(name: str, command: list[str], log: Path | None = None) -> bool:
     return rc == 0
 
 
-def test_batch(gpu: str, gpu_line: str) -> list[bool]:
-    """make test into <gpu>-test.log, and the reports a student sees into <gpu>-reports.txt."""
-    log, reports = schema.RESULTS / f"{gpu}-test.log", schema.RESULTS / f"{gpu}-reports.txt"
-    log.write_text(f"# make test on {gpu_line}, {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}\n")
-    reports.write_text("")
-    passed = [step("test", ["make", "test"], log)]
-    last = machine.steps()[-1]
-    for number in ("01", "02"):
-        with open(reports, "a") as out:
-            out.write(f"$ ./build/step{number} --shapes {REPORT_SHAPES}\n")
-        passed.append(step(f"report {number}", [f"build/step{number}", "--shapes", REPORT_SHAPES], reports))
-    for rows, cols in (("10007", "7919"), ("32768", "32768")):
-        args = f"--rows {rows} --cols {cols}"
-        with open(reports, "a") as out:
-            out.write(f"\n$ make run STEP={last} ARGS=\"{args}\"\n")
-        passed.append(step(f"report {last}", ["make", "-s", "--no-print-directory", "run", f"STEP={last}",
-                                              f"ARGS={args}"], reports))
-    return passed
+def test_log(gpu: str, gpu_name: str) -> Path:
+    """docs/results/<gpu>-test.log, begun with where and when the tests ran."""
+    log = schema.RESULTS / f"{gpu}-test.log"
+    when = time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime())
+    log.write_text(f"# make test on {gpu_name}, driver {machine.driver()}, {when}\n")
+    return log
 
 
 def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
@@ -107,7 +93,7 @@ def run(argv=None) -> int:
     passed = [step("build", ["make", f"-j{os.cpu_count()}", "all"])]
     for batch in args.batches or BATCHES:
         if batch == "test":
-            passed += test_batch(gpu, f"{name}, driver {machine.driver()}")
+            passed.append(step("test", ["make", "test"], test_log(gpu, name)))
         else:
             passed += [step(batch, command) for command in commands(batch, gpu, args.rerun.replace(",", " "))]
     pack(args.out, False)
