@@ -185,20 +185,10 @@ def profile_peers(ncu: Ncu, lib: str, peers: list[str], shape: str) -> list[Colu
     return found
 
 
-def metric_order(collected: list[str]) -> list[str]:
-    """The collected metrics, each derived one after the later of its two inputs."""
-    order = []
-    for metric in collected:
-        order.append(metric)
-        order += [name for name, d in metrics.DERIVED.items()
-                  if metric in (d.numerator, d.denominator) and {d.numerator, d.denominator} <= set(order)]
-    return order
-
-
-def show(title: str, found: list[Column], collected: list[str]) -> None:
+def show(title: str, found: list[Column]) -> None:
     """The table: one column per kernel, one row per metric, then the ncu name of each."""
     table = pd.DataFrame({c.kernel: c.values for c in found})
-    table = table.reindex([m for m in metric_order(collected) if m in table.index]).fillna("-")
+    table = table.reindex(metrics.in_table_order(list(table.index))).fillna("-")
     print(f"{title}: Nsight Compute, one launch per kernel, clocks not locked")
     print(table.set_axis([metrics.label(m) for m in table.index]).to_string())
     print("\nncu names:\n" + "\n".join(f"  {metrics.label(m):46} {metrics.explain(m)}" for m in table.index))
@@ -246,7 +236,7 @@ def run_plan(args, peers: bool) -> int:
         else:
             found = profile_program(ncu, str(machine.program(args.build, row.step)), ["--shapes", row.shape],
                                     row.variant or None, row.baselines == "yes")
-        show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found, ncu.metrics)
+        show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found)
         save(path, gpu_name, PEERS_STEP if peers else row.step, results.Shape.parse(row.shape), found)
     version = subprocess.run([ncu.path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     machine.write_env(path.with_name(path.stem + "-env.txt"), {
@@ -353,7 +343,7 @@ def step_command(args) -> int:
     ncu = Ncu(args.metrics.split(",") if args.metrics else list(metrics.RAW))
     found = profile_program(ncu, args.binary, ["--shapes", str(shape), *rest], known.variant, args.baselines,
                             args.kernel)
-    show(f"Step {args.step} at {shape.label()} on {gpu_name}", found, ncu.metrics)
+    show(f"Step {args.step} at {shape.label()} on {gpu_name}", found)
     if args.csv:
         save(Path(args.csv), gpu_name, args.step, shape, found)
         machine.say(f"profile: wrote {args.csv}")
