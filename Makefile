@@ -65,6 +65,12 @@ step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
 step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
                  -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
+# STEP=5 and STEP=05 name the same step, as EX=5 and EX=05 name the same
+# exercise: a single digit gets its leading zero.
+ifneq ($(filter $(STEP),1 2 3 4 5 6 7 8 9),)
+  override STEP := 0$(STEP)
+endif
+
 # $(call need_step,TARGET): shell commands that stop with one line on stderr
 # and exit 2 unless STEP is one step number that exists; the message lists
 # the steps found.
@@ -76,7 +82,7 @@ TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tes
                $(BUILD)/tools/gpu_probe
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
-.PHONY: all help run diff test docs diagrams clean
+.PHONY: all help run diff test docs clean
 .DEFAULT_GOAL := help
 
 # Further targets (grading, profiling, benchmarks) live in mk/*.mk; they are
@@ -126,17 +132,6 @@ docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@mkdir -p $(BUILD)/docs
 	$(call say,DOXY,$(BUILD)/docs/html/index.html)
 	$(Q){ cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen - > $(BUILD)/docs/doxygen.log
-
-# Diagrams: docs/img/NAME.dot (Graphviz) -> docs/img/NAME.svg, which is
-# committed so that GitHub and the Doxygen site show it without Graphviz.
-DIAGRAMS := $(patsubst %.dot,%.svg,$(wildcard docs/img/*.dot))
-
-diagrams: $(DIAGRAMS) ## render docs/img/*.dot to the committed docs/img/*.svg (needs Graphviz)
-
-docs/img/%.svg: docs/img/%.dot
-	@command -v dot >/dev/null || { echo "error: dot not found: install Graphviz (apt-get install graphviz)" >&2; exit 3; }
-	$(call say,DOT,$@)
-	$(Q)dot -Tsvg $< -o $@
 
 clean: ## remove build/
 	rm -rf $(BUILD)

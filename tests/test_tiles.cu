@@ -96,7 +96,6 @@ static void poison(float *p, size_t n)
  * @brief Play tile @p t of transpose_any_shape(): 256 threads load, then
  *        256 threads store, as the kernel does between its barriers.
  */
-template <tile_order Order>
 static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in, float *out, size_t rows,
                                 size_t cols)
 {
@@ -104,7 +103,7 @@ static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in
     poison(tile, TILE * AS_STRIDE);
     size_t row0, col0;
     unsigned height, width;
-    grid_tile<Order>(grid, t, rows, cols, &row0, &col0, &height, &width);
+    grid_tile(grid, t, rows, cols, &row0, &col0, &height, &width);
     const chunked<const float4> in_chunks = as_chunks(in);
     const chunked<float4> out_chunks = as_chunks(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
@@ -123,7 +122,6 @@ static void play_any_shape_tile(const tile_grid &grid, size_t t, const float *in
  *        elements, to the right values. Any shift must be correct; the
  *        kernel only picks the one that aligns the accesses.
  */
-template <tile_order Order>
 static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead, unsigned shift_r,
                             unsigned shift_c)
 {
@@ -146,14 +144,13 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
         poison(out_mem.data(), out_mem.size());
         for (size_t k = 0; k < tiles && ok; ++k) {
             const size_t t = pass == 0 ? k : tiles - 1 - k;
-            play_any_shape_tile<Order>(grid, t, in, out, rows, cols);
+            play_any_shape_tile(grid, t, in, out, rows, cols);
             // Tile t's elements are right, and nothing of a tile not yet played has changed.
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    // the tile number, in the kernel's order, of the band pair on the moved grid
+                    // the tile number, in the kernel's column-major order, of the band pair on the moved grid
                     const size_t band_r = (r + grid.shift_r) / TILE, band_c = (c + grid.shift_c) / TILE;
-                    const size_t owner = Order == DOWN_COLUMNS ? band_c * grid.tiles_y + band_r
-                                                               : band_r * grid.tiles_x + band_c;
+                    const size_t owner = band_c * grid.tiles_y + band_r;
                     const float got = out[c * rows + r];
                     if (owner == t)
                         ok = got == value_of(r * cols + c);
@@ -172,7 +169,7 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
 }
 
 /** @brief Play tile @p t of transpose_sector_runs(): 256 threads load, then 256 store. */
-static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols, bool vec)
+static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
 {
     static float tile[SR_ROWS * SR_STRIDE];
     poison(tile, SR_ROWS * SR_STRIDE);
@@ -182,12 +179,8 @@ static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t 
     const unsigned lead = sr_lead(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
         sr_load_tile(tile, in, rows, cols, row0, col0, width, tid);
-    for (unsigned tid = 0; tid < THREADS; ++tid) {
-        if (vec)
-            sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, tid);
-        else
-            sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
-    }
+    for (unsigned tid = 0; tid < THREADS; ++tid)
+        sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
 }
 
 /**
@@ -206,13 +199,13 @@ static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, siz
 }
 
 /**
- * @brief The sector-run experiment on one shape and one output alignment
+ * @brief Step 11's sector runs on one shape and one output alignment
  *        (0-7 floats past a 32-byte boundary): tile by tile, forwards then
  *        backwards over a poisoned `out`, each tile must write exactly its
  *        own runs, to the right values, and every run but a row's first
  *        must start on a 32-byte boundary.
  */
-static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead, bool vec)
+static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
 {
     const size_t count = rows * cols;
     std::vector<float> in(count);
@@ -233,7 +226,7 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead, bool 
         poison(out_mem.data(), out_mem.size());
         for (size_t n = 0; n < tiles && ok; ++n) {
             const size_t t = pass == 0 ? n : tiles - 1 - n;
-            play_sector_runs_tile(t, in.data(), out, rows, cols, vec);
+            play_sector_runs_tile(t, in.data(), out, rows, cols);
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
                     const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
@@ -302,48 +295,6 @@ static bool check_tma_store(size_t rows, size_t cols)
     return ok;
 }
 
-/**
- * @brief Step 12's tma_store variant on one aligned shape: every tile staged by
- *        the 256 threads, then stored as the TMA unit does (each box row
- *        unswizzled, what lies outside `out` left out); bit-exact, nothing
- *        outside `out` written.
- */
-static bool check_tma_staging(size_t rows, size_t cols)
-{
-    const size_t count = rows * cols;
-    std::vector<float> in(count), out(count + 8);
-    for (size_t i = 0; i < count; ++i)
-        in[i] = value_of(i);
-    poison(out.data(), out.size());
-    alignas(TMA_SWIZZLE_ALIGN) static unsigned char stage[TMA_TILE_BYTES];
-    alignas(TMA_SWIZZLE_ALIGN) static unsigned char staging[TMA_TILE_BYTES];
-    const size_t tiles_y = ceil_div(rows, TILE);
-    const size_t tiles = tiles_y * ceil_div(cols, TILE);
-    for (size_t t = 0; t < tiles; ++t) {
-        size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
-        fill_tma_stage(stage, in.data(), rows, cols, row0, col0);
-        for (unsigned tid = 0; tid < THREADS; ++tid)
-            stage_tile_for_tma_store(stage, staging, tid);
-        for (unsigned b = 0; b < TMA_BOXES; ++b)   // the TMA store of box b at (row0 + 32 b, col0) of `out`
-            for (unsigned r = 0; r < TILE; ++r)
-                for (unsigned c = 0; c < TMA_BOX_COLS; ++c) {
-                    const size_t out_row = col0 + r, out_col = row0 + b * TMA_BOX_COLS + c;
-                    if (out_row >= cols || out_col >= rows)
-                        continue;
-                    const size_t at = b * TMA_BOX_BYTES + r * TMA_BOX_COLS * 4 + ((c / 4) ^ (r % 8)) * 16 + (c % 4) * 4;
-                    memcpy(&out[out_row * rows + out_col], staging + at, sizeof(float));
-                }
-    }
-    bool ok = true;
-    for (size_t c = 0; c < cols && ok; ++c)
-        for (size_t r = 0; r < rows && ok; ++r)
-            ok = out[c * rows + r] == value_of(r * cols + c);
-    for (size_t i = count; i < out.size() && ok; ++i)
-        ok = isnan(out[i]);
-    return ok;
-}
-
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
@@ -405,10 +356,7 @@ int main(void)
             for (unsigned b = 0; b < 4; ++b) {
                 snprintf(name, sizeof name, "step 11 tiles: %zux%zu, in +%u floats, out +%u floats", s[0], s[1],
                          a, b);
-                report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], a, b, 0, 0), name);
-                snprintf(name, sizeof name, "step 11 tiles in row order: %zux%zu, in +%u floats, out +%u floats",
-                         s[0], s[1], a, b);
-                report(check_any_shape<ALONG_ROWS>(s[0], s[1], a, b, 0, 0), name);
+                report(check_any_shape(s[0], s[1], a, b, 0, 0), name);
             }
     // The shifted grid (--offset 1 to 3 on rows of whole chunks): every shift, any shape.
     const unsigned shifts[][2] = {{1, 1}, {3, 3}, {7, 5}, {4, 0}, {0, 6}};
@@ -417,34 +365,26 @@ int main(void)
             const unsigned lead = (sh[0] + sh[1]) % 4;
             snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, grid up %u and left %u, pointers +%u floats",
                      s[0], s[1], sh[0], sh[1], lead);
-            report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], lead, lead, sh[0], sh[1]), name);
-            snprintf(name, sizeof name, "step 11 shifted tiles in row order: %zux%zu, grid up %u and left %u",
-                     s[0], s[1], sh[0], sh[1]);
-            report(check_any_shape<ALONG_ROWS>(s[0], s[1], lead, lead, sh[0], sh[1]), name);
+            report(check_any_shape(s[0], s[1], lead, lead, sh[0], sh[1]), name);
         }
     const size_t whole[][2] = {{136, 264}, {4, 4}, {68, 132}, {200, 36}, {12, 260}};
     for (const auto &s : whole)
         for (unsigned lead = 0; lead < 4; ++lead) {   // the shift the kernel picks, as on --offset shapes
             snprintf(name, sizeof name, "step 11 shifted tiles: %zux%zu, both pointers +%u floats, the kernel's shift",
                      s[0], s[1], lead);
-            report(check_any_shape<DOWN_COLUMNS>(s[0], s[1], lead, lead, KERNEL_SHIFT, KERNEL_SHIFT), name);
+            report(check_any_shape(s[0], s[1], lead, lead, KERNEL_SHIFT, KERNEL_SHIFT), name);
         }
     const size_t runs[][2] = {{2, 2}, {2, 3}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {71, 9}, {72, 130},
                               {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};
     for (const auto &s : runs)
-        for (unsigned b = 0; b < 8; ++b)
-            for (int vec = 0; vec < 2; ++vec) {
-                snprintf(name, sizeof name, "sector runs%s: %zux%zu, out +%u floats past a sector",
-                         vec ? " (16-byte stores)" : "", s[0], s[1], b);
-                report(check_sector_runs(s[0], s[1], b, vec != 0), name);
-            }
+        for (unsigned b = 0; b < 8; ++b) {
+            snprintf(name, sizeof name, "sector runs: %zux%zu, out +%u floats past a sector", s[0], s[1], b);
+            report(check_sector_runs(s[0], s[1], b), name);
+        }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {
         snprintf(name, sizeof name, "step 12 tiles: %zux%zu, TMA box layout with the 128-byte swizzle", s[0], s[1]);
         report(check_tma_store(s[0], s[1]), name);
-        snprintf(name, sizeof name, "step 12 tma_store: %zux%zu, staged tile as the TMA store unswizzles it", s[0],
-                 s[1]);
-        report(check_tma_staging(s[0], s[1]), name);
     }
     check_pick_answer();
     check_answer_vec4_limit();

@@ -1,24 +1,23 @@
 /**
  * @file any_shape.cu
- * @brief Step 11: full sectors and 16-byte accesses on rows of any length
- *        and any 4-byte alignment.
+ * @brief Step 11: every 32-byte sector of `out` written by one tile, on rows
+ *        of any length and any 4-byte alignment.
  *
  * ## The idea
- * Step 10 falls back to 4-byte accesses when a row does not start on a
- * 16-byte boundary, and loses a fifth of its bandwidth. Two fixes, measured
- * against each other: `chunks` keeps 16-byte accesses on every shape by
- * loading the aligned chunks that cover each row and undoing the shift in
- * shared memory (steps/11_any_shape/any_shape.cuh). Sector runs instead move where a
- * tile's run of `out` starts, to a 32-byte sector boundary, so that no
- * sector is shared by two tiles (steps/11_any_shape/sector_runs.cuh). The default uses
- * chunks where rows are whole chunks, on a tile grid moved to the pointers'
- * alignment when they are misaligned (step 05's idea), sector runs elsewhere.
+ * On a row of `out` that does not start on a 32-byte sector boundary, a
+ * 64-float run of a 64x64 tile spans 9 sectors and shares the first and
+ * last with the tiles above and below, which write them at another time.
+ * The fix moves each tile's run to start on a sector boundary, so that no
+ * sector has two writers: per row of `out` on odd shapes (*sector runs*,
+ * sector_runs.cuh: 72 x 64 tiles, 4-byte accesses), or by moving the whole
+ * tile grid when both pointers sit the same few floats past alignment (the
+ * shifted grid, step 05's idea for tiles). Where rows are whole 16-byte
+ * chunks the chunk kernel (any_shape.cuh) moves the tiles 16 bytes at a time.
  *
  * ## What changed since step 10
- * Variant `words` is the 4-byte kernel of steps 09-10 in the same tile
- * order: the control, since on odd rows the default is `words` with only
- * the runs moved. `sector_runs_async` adds `cp.async` and 16-byte stores;
- * `rows_order` is the default with step 09's tile order.
+ * Where the runs of `out` start. Two controls leave them at `64 k`:
+ * `words`, the 4-byte kernel of steps 09-10 in the same tile order, and
+ * `chunks`, the chunk kernel on step 10's grid (far fewer requests).
  *
  * ## What it assumes
  * Any M, N >= 1 and 4-byte-aligned pointers. Vectors are copied.
@@ -27,7 +26,8 @@
  *
  *     make step11
  *     ./build/step11 --shapes 10007x7919,8192x8192+1,8192x8192
- *     ./build/step11 --shapes 10007x7919 --variant words
+ *     ./build/step11 --shapes 10007x7919,8192x8192+1 --variant words
+ *     ./build/step11 --shapes 10007x7919,8192x8192+1 --variant chunks
  *
  * Write-up: docs/steps/11_any_shape.md
  */
@@ -59,13 +59,13 @@ static size_t launch_any_shape(const float *in, float *out, size_t rows, size_t 
     return any_shape_launch(in, out, rows, cols, stream);
 }
 
-/** @brief The chunk kernel on step 10's grid, on every shape: what sector runs and the shifted grid add. */
+/** @brief The chunk kernel on step 10's grid, on every shape: what moving the runs adds to 16-byte accesses. */
 static size_t launch_chunks(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return chunks_launch(in, out, rows, cols, stream);
 }
 
-/** @brief The 4-byte control on every shape. */
+/** @brief The 4-byte control on every shape: what moving the runs adds to 4-byte accesses. */
 static size_t launch_words(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
@@ -76,30 +76,14 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
     return threads_launched(grid, block);
 }
 
-/** @brief Sector runs on every shape, loaded with `cp.async` and stored 16 bytes wide where whole chunks allow. */
-static size_t launch_sector_runs_async(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return sector_runs_launch<true, true>(in, out, rows, cols, stream);
-}
-
-/** @brief The default with its chunk tiles in step 09's row-major tile order: what the tile order adds. */
-static size_t launch_rows_order(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return any_shape_launch<ALONG_ROWS>(in, out, rows, cols, stream);
-}
-
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
-    {"any_shape", "16-byte chunks where rows are whole chunks (grid shifted to misaligned pointers), 4-byte sector runs elsewhere",
+    {"any_shape", "every sector of out has one writer: sector runs on odd rows, a shifted grid at misaligned pointers",
      launch_any_shape, ANY_GPU},
-    {"chunks", "64x64 tiles on step 10's grid, aligned 16-byte loads and stores on every shape, shift undone in shared memory",
+    {"chunks", "a control: 16-byte chunks on step 10's grid on every shape, the runs of out not moved",
      launch_chunks, ANY_GPU},
-    {"words", "the 4-byte kernel of steps 09-10 in the same tile order: the control for sector runs",
+    {"words", "a control: the 4-byte kernel of steps 09-10 in the same tile order, the runs of out not moved",
      launch_words, ANY_GPU},
-    {"sector_runs_async", "sector runs on every shape, with cp.async loads and 16-byte stores: what width adds",
-     launch_sector_runs_async, ANY_GPU},
-    {"rows_order", "the default with its chunk tiles in step 09's row-major order (reads walk along rows of in)",
-     launch_rows_order, ANY_GPU},
 };
 
-STEP_DEFINE("Whole sectors and 16-byte accesses on rows of any length and alignment", variants, NULL)
+STEP_DEFINE("Whole sectors on rows of any length and alignment", variants, NULL)

@@ -292,27 +292,17 @@ static __host__ __device__ __forceinline__ void shifted_band(size_t i, unsigned 
 }
 
 /**
- * @brief The order in which tile numbers, and so the blocks that run at the
- *        same time, walk the grid.
- *
- * DOWN_COLUMNS is step 10's: consecutive tiles go down a column of tiles of
- * `in`, so the blocks in flight write along the same rows of `out`.
- * ALONG_ROWS is step 09's: consecutive tiles go along a row of tiles of
- * `in`, so the blocks in flight read along the same rows of `in`. Either
- * order numbers every tile once; only the speed differs.
+ * @brief First row and column, height and width of tile @p t of @p grid, in
+ *        column-major tile order (step 10's): consecutive tiles go down a
+ *        column of tiles of `in`, so the blocks in flight write along the
+ *        same rows of `out`.
  */
-enum tile_order { DOWN_COLUMNS, ALONG_ROWS };
-
-/** @brief First row and column, height and width of tile @p t of @p grid, in order @p Order. */
-template <tile_order Order>
 static __host__ __device__ __forceinline__ void grid_tile(const tile_grid &grid, size_t t, size_t rows, size_t cols,
                                                           size_t *row0, size_t *col0, unsigned *height,
                                                           unsigned *width)
 {
-    const size_t band_r = Order == DOWN_COLUMNS ? t % grid.tiles_y : t / grid.tiles_x;
-    const size_t band_c = Order == DOWN_COLUMNS ? t / grid.tiles_y : t % grid.tiles_x;
-    shifted_band(band_r, grid.shift_r, rows, row0, height);
-    shifted_band(band_c, grid.shift_c, cols, col0, width);
+    shifted_band(t % grid.tiles_y, grid.shift_r, rows, row0, height);
+    shifted_band(t / grid.tiles_y, grid.shift_c, cols, col0, width);
 }
 
 /**
@@ -329,14 +319,14 @@ static __host__ __device__ __forceinline__ tile_grid chunk_grid(const float *in,
 }
 
 /**
- * @brief The any-shape kernel: 64x64 tiles in tile order @p Order, each
- *        moved with 16-byte accesses whatever the shape; with @p Shifted,
- *        on a grid moved to the pointers' alignment.
+ * @brief The chunk kernel: 64x64 tiles in column-major order, each moved
+ *        with 16-byte accesses whatever the shape; with @p Shifted, on a
+ *        grid moved to the pointers' alignment.
  *
  * Valid for rows, cols >= 2 and 4-byte-aligned pointers; the launcher
  * copies vectors.
  */
-template <bool Shifted, tile_order Order>
+template <bool Shifted>
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -347,7 +337,7 @@ transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_
     for (size_t t = blockIdx.x; t < grid.tiles_y * grid.tiles_x; t += gridDim.x) {
         size_t row0, col0;
         unsigned height, width;
-        grid_tile<Order>(grid, t, rows, cols, &row0, &col0, &height, &width);
+        grid_tile(grid, t, rows, cols, &row0, &col0, &height, &width);
         load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
         store_tile_any_shape(tile, out_chunks, out, rows, row0, col0, height, width, threadIdx.x);
@@ -356,11 +346,11 @@ transpose_any_shape(const float *__restrict__ in, float *__restrict__ out, size_
 }
 
 /**
- * @brief Launch transpose_any_shape<Shifted, Order>(), the chunk kernel, on
+ * @brief Launch transpose_any_shape<Shifted>(), the chunk kernel, on
  *        every shape: one block per tile, a one-dimensional grid clamped to
  *        its limit. Vectors are copied.
  */
-template <bool Shifted, tile_order Order = DOWN_COLUMNS>
+template <bool Shifted>
 static inline size_t chunks_launch_on(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
@@ -368,7 +358,7 @@ static inline size_t chunks_launch_on(const float *in, float *out, size_t rows, 
     const tile_grid tiles = chunk_grid<Shifted>(in, out, rows, cols);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(tiles.tiles_y * tiles.tiles_x, 1);
-    transpose_any_shape<Shifted, Order><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_any_shape<Shifted><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 
@@ -391,17 +381,15 @@ static inline size_t chunks_launch(const float *in, float *out, size_t rows, siz
  * the chunk kernel moves them 16 bytes at a time from 64-row tiles. On any
  * other row a run straddles 9 sectors and shares two of them with the
  * tiles above and below; sector runs keep every sector whole
- * (docs/steps/11_any_shape.md measures both). @p Order is the chunk
- * kernel's tile order; the sector runs keep step 10's.
+ * (docs/steps/11_any_shape.md measures both).
  */
-template <tile_order Order = DOWN_COLUMNS>
 static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (vec4_fits(in, out, rows, cols))
-        return chunks_launch_on<false, Order>(in, out, rows, cols, stream);
+        return chunks_launch_on<false>(in, out, rows, cols, stream);
     if (rows_are_whole_chunks(rows, cols))
-        return chunks_launch_on<true, Order>(in, out, rows, cols, stream);
-    return sector_runs_launch<false, false>(in, out, rows, cols, stream);
+        return chunks_launch_on<true>(in, out, rows, cols, stream);
+    return sector_runs_launch(in, out, rows, cols, stream);
 }
 
 #endif /* TRANSPOSE_ANY_SHAPE_CUH */

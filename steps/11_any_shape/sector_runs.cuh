@@ -113,20 +113,6 @@ UNROLL_ON_DEVICE
             tile[r * SR_STRIDE + c] = v[p];
 }
 
-/** @brief The same loads as `cp.async` copies (sm_80 and newer): no register holds the data. */
-static __device__ __forceinline__ void sr_load_tile_async(float *tile, const float *in, size_t rows, size_t cols,
-                                                          size_t row0, size_t col0, unsigned width, unsigned tid)
-{
-    const unsigned height = sr_height(rows, row0);
-    unsigned r, c;
-    float unused;
-UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
-        if (sr_load_element(p, tid, height, width, &r, &c))
-            load_by_cp_async::start(&tile[r * SR_STRIDE + c], in + (row0 + r) * cols + col0 + c, unused);
-    load_by_cp_async::wait();
-}
-
 /**
  * @brief Write the tile's runs: warp w writes rows w, w + 8, ... of the
  *        tile's 64 rows of `out`, 32 consecutive floats per instruction from
@@ -153,47 +139,6 @@ UNROLL_ON_DEVICE
     }
 }
 
-/** Threads that share one run in the 16-byte store: 256 threads, 64 runs. */
-#define SR_RUN_LANES (THREADS / TILE)
-
-/**
- * @brief The same runs written with 16-byte stores: the 4 lanes of a run
- *        take its whole chunks in turn, and its 0-3 floats before the first
- *        whole chunk (only at the start of a row of `out`) and after the
- *        last (only at its end) one by one.
- */
-static __host__ __device__ __forceinline__ void sr_store_tile_vec(const float *tile, float *out, size_t rows,
-                                                                  unsigned lead, size_t row0, size_t col0,
-                                                                  unsigned width, unsigned tid)
-{
-    const unsigned cc = tid / SR_RUN_LANES, lane = tid % SR_RUN_LANES;
-    if (cc >= width)
-        return;
-    size_t first, last;
-    sr_run(rows, lead, row0, col0 + cc, &first, &last);
-    const unsigned length = (unsigned)(last - first);
-    const size_t start = (col0 + cc) * rows + first;   // element of `out`
-    const unsigned misalign = (unsigned)((start + lead) % 4);   // floats past a 16-byte boundary
-    const unsigned head_wanted = (4 - misalign) % 4;
-    const unsigned head = head_wanted < length ? head_wanted : length;
-    const unsigned whole = (length - head) / 4;
-    const unsigned tail = length - head - whole * 4;
-    float4 *chunks = reinterpret_cast<float4 *>(out + start + head);   // 16-byte aligned
-    const float *src = tile + (first - row0) * SR_STRIDE + cc;         // tile row of the run's first float
-UNROLL_ON_DEVICE
-    for (unsigned w = lane; w < SR_ROWS / 4; w += SR_RUN_LANES)
-        if (w < whole) {
-            const float *s = src + (head + 4 * w) * SR_STRIDE;
-            chunks[w] = make_float4(s[0], s[SR_STRIDE], s[2 * SR_STRIDE], s[3 * SR_STRIDE]);
-        }
-UNROLL_ON_DEVICE
-    for (unsigned e = lane; e < 6; e += SR_RUN_LANES)
-        if (e < head + tail) {
-            const unsigned r = e < head ? e : head + 4 * whole + (e - head);
-            out[start + r] = src[r * SR_STRIDE];
-        }
-}
-
 /** @brief Floats between the last 32-byte boundary at or before @p p and @p p. */
 static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
 {
@@ -202,12 +147,9 @@ static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
 
 /**
  * @brief Transpose in 72 x 64 tiles whose runs of `out` start on sector
- *        boundaries, in column-major tile order; @p VEC_STORES picks 16-byte
- *        stores (sr_store_tile_vec()) over 4-byte ones, @p ASYNC `cp.async`
- *        loads (where the GPU has them) over loads through registers.
+ *        boundaries, in column-major tile order, 4 bytes at a time.
  *        Valid for rows, cols >= 2.
  */
-template <bool VEC_STORES, bool ASYNC>
 static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM)
 transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -219,28 +161,21 @@ transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, siz
         size_t row0, col0;
         column_major_tile(t, tiles_y, &row0, &col0);
         const unsigned width = tile_extent(cols, col0);
-        if (ASYNC && HAS_CP_ASYNC)
-            sr_load_tile_async(tile, in, rows, cols, row0, col0, width, threadIdx.x);
-        else
-            sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
-        if (VEC_STORES)
-            sr_store_tile_vec(tile, out, rows, lead, row0, col0, width, threadIdx.x);
-        else
-            sr_store_tile(tile, out, rows, lead, row0, col0, width, threadIdx.x);
+        sr_store_tile(tile, out, rows, lead, row0, col0, width, threadIdx.x);
         __syncthreads();   // everyone is done reading before the next tile overwrites it
     }
 }
 
 /** @brief One block per tile, a clamped 1-D grid; vectors are copied. */
-template <bool VEC_STORES, bool ASYNC>
 static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    transpose_sector_runs<VEC_STORES, ASYNC><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_sector_runs<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -23,11 +23,11 @@
  * columns of a row, so on fewer most of its lanes idle. Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
- * 11's kernel was. The limit of each GPU measured is read off its
- * committed sweep by tools/answer_tuning.py into steps/12_tma/answer_tuning.h;
- * any other GPU gets its L2 size, below which step 09's kernel led on
- * every GPU measured. `make narrow-study` measures the rows for narrow
- * matrices (appendix 12).
+ * 11's kernel was. The limit of each GPU measured is a row of
+ * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
+ * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
+ * size, below which step 09's kernel led on every GPU measured. `make
+ * narrow-study` measures the rows for narrow matrices (appendix 12).
  * docs/steps/12_tma.md has the numbers.
  *
  * pick_answer() and answer_vec4_limit() are the decision alone, so

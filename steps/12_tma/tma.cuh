@@ -36,22 +36,6 @@ static __device__ __forceinline__ void barrier_init(uint32_t bar)
 #endif
 }
 
-/** @brief Make the barrier at @p bar expect @p count arrivals per phase (threads, no bytes). */
-static __device__ __forceinline__ void barrier_init_count(uint32_t bar, uint32_t count)
-{
-#if HAS_TMA
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-#endif
-}
-
-/** @brief Arrive on @p bar: this thread's part of the current phase is done. */
-static __device__ __forceinline__ void barrier_arrive(uint32_t bar)
-{
-#if HAS_TMA
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-#endif
-}
-
 /** @brief Let the TMA unit (the "async proxy") see barriers initialised by threads. */
 static __device__ __forceinline__ void fence_for_tma(void)
 {
@@ -89,43 +73,6 @@ static __device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensor
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar)
                  : "memory");
-#endif
-}
-
-/**
- * @brief Ask the TMA unit to store the box at shared address @p src to
- *        (@p x, @p y) (column, row) of @p map; parts outside the tensor are
- *        left out. Joins the thread's open bulk group (bulk_commit()).
- */
-static __device__ __forceinline__ void tma_store_box(const CUtensorMap *map, int x, int y, uint32_t src)
-{
-#if HAS_TMA
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
-                 ::"l"(map), "r"(x), "r"(y), "r"(src) : "memory");
-#endif
-}
-
-/** @brief Close the thread's open group of bulk stores. */
-static __device__ __forceinline__ void bulk_commit(void)
-{
-#if HAS_TMA
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#endif
-}
-
-/** @brief Wait until the TMA unit has read the shared memory of every committed bulk store. */
-static __device__ __forceinline__ void bulk_wait_read(void)
-{
-#if HAS_TMA
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-#endif
-}
-
-/** @brief Wait until every committed bulk store has been written. */
-static __device__ __forceinline__ void bulk_wait(void)
-{
-#if HAS_TMA
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #endif
 }
 
@@ -185,31 +132,19 @@ static CUtensorMapL2promotion l2_promotion(const float *in, size_t cols)
 }
 
 /**
- * @brief The tensor map of a row-major matrix at @p base, @p height rows of
- *        @p width floats: 64-row x 32-float boxes, 128-byte swizzle.
+ * @brief The tensor map of `in`, a row-major matrix of @p rows rows of
+ *        @p cols floats: 64-row x 32-float boxes, 128-byte swizzle, read
+ *        with l2_promotion().
  */
-static bool describe_matrix(CUtensorMap *map, const float *base, size_t height, size_t width,
-                            CUtensorMapL2promotion promotion)
-{
-    const cuuint64_t size[2] = {width, height};              // innermost dimension first
-    const cuuint64_t pitch[1] = {width * sizeof(float)};     // bytes from one row to the next
-    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
-    const cuuint32_t step[2] = {1, 1};
-    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, size, pitch, box, step,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-/** @brief The tensor map of `in` (rows x cols), read with l2_promotion(). */
 static bool describe_input(CUtensorMap *map, const float *in, size_t rows, size_t cols)
 {
-    return describe_matrix(map, in, rows, cols, l2_promotion(in, cols));
-}
-
-/** @brief The tensor map of `out` (cols rows of `rows` floats), written: no L2 promotion. */
-static bool describe_output(CUtensorMap *map, float *out, size_t rows, size_t cols)
-{
-    return describe_matrix(map, out, cols, rows, CU_TENSOR_MAP_L2_PROMOTION_NONE);
+    const cuuint64_t size[2] = {cols, rows};               // innermost dimension first
+    const cuuint64_t pitch[1] = {cols * sizeof(float)};    // bytes from one row to the next
+    const cuuint32_t box[2] = {TMA_BOX_COLS, TILE};
+    const cuuint32_t step[2] = {1, 1};
+    return encode_tiled()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)in, size, pitch, box, step,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2_promotion(in, cols),
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 /** @brief Where a TMA kernel's stages start: a pointer for the threads, an address for the TMA unit. */
@@ -273,35 +208,20 @@ static dim3 persistent_grid(size_t persistent, size_t rows, size_t cols)
 
 /**
  * @brief Launch @p KERNEL (a TMA kernel over `in`'s tensor map) on
- *        persistent blocks of @p BLOCK threads, each with @p shared bytes of
- *        dynamic shared memory, where tma_fits(); step 11's kernel elsewhere
- *        (vectors, rows not a multiple of 4 floats, misaligned pointers).
+ *        persistent blocks, each with @p shared bytes of dynamic shared
+ *        memory, where tma_fits(); step 11's kernel elsewhere (vectors, rows
+ *        not a multiple of 4 floats, misaligned pointers).
  */
-template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t), unsigned BLOCK = THREADS>
+template <void (*KERNEL)(CUtensorMap, float *, size_t, size_t)>
 static size_t launch_tma_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
                                     cudaStream_t stream)
 {
     CUtensorMap map;
     if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&map, in, rows, cols))
         return any_shape_launch(in, out, rows, cols, stream);
-    const dim3 block(BLOCK);
-    const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, BLOCK), rows, cols);
-    KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
-    return threads_launched(grid, block);
-}
-
-/** @brief The same for a kernel that also stores through a tensor map of `out`. */
-template <void (*KERNEL)(CUtensorMap, CUtensorMap, size_t, size_t)>
-static size_t launch_tma_store_persistent(size_t shared, const float *in, float *out, size_t rows, size_t cols,
-                                          cudaStream_t stream)
-{
-    CUtensorMap in_map, out_map;
-    if (rows == 1 || cols == 1 || !tma_fits(in, out, rows, cols) || !describe_input(&in_map, in, rows, cols) ||
-        !describe_output(&out_map, out, rows, cols))
-        return any_shape_launch(in, out, rows, cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = persistent_grid(persistent_blocks_of<KERNEL>(shared, THREADS), rows, cols);
-    KERNEL<<<grid, block, shared, stream>>>(in_map, out_map, rows, cols);
+    KERNEL<<<grid, block, shared, stream>>>(map, out, rows, cols);
     return threads_launched(grid, block);
 }
 

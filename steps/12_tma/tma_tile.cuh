@@ -101,29 +101,4 @@ static __host__ __device__ __forceinline__ void store_tile_tma(const unsigned ch
         out4[first + 3 * row_chunks] = make_float4(r[0].w, r[1].w, r[2].w, r[3].w);
 }
 
-/**
- * @brief For TMA stores: thread (g, b) reads its 4x4 block and writes it,
- *        transposed, into @p staging, the tile of `out` as two boxes of
- *        64 rows x 32 floats with the same 128-byte swizzle. The TMA unit
- *        undoes the swizzle when it stores a box, and leaves out what lies
- *        outside the matrix, so no thread tests a bound.
- *
- * Row 4b + m of the staged tile (row col0 + 4b + m of `out`) gets, in chunk
- * g (columns row0 + 4g .. + 3), column m of the thread's four rows.
- */
-static __host__ __device__ __forceinline__ void stage_tile_for_tma_store(const unsigned char *stage,
-                                                                         unsigned char *staging, unsigned tid)
-{
-    unsigned b, g;
-    tma_thread_block(tid, &b, &g);
-    float4 r[VEC];
-    read_tma_block(stage, g, b, r);
-    unsigned char *box = staging + (g / TMA_CHUNKS_PER_BOX_ROW) * TMA_BOX_BYTES;
-    const unsigned chunk = g % TMA_CHUNKS_PER_BOX_ROW;
-    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 0, chunk)) = make_float4(r[0].x, r[1].x, r[2].x, r[3].x);
-    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 1, chunk)) = make_float4(r[0].y, r[1].y, r[2].y, r[3].y);
-    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 2, chunk)) = make_float4(r[0].z, r[1].z, r[2].z, r[3].z);
-    *reinterpret_cast<float4 *>(box + swizzled_chunk(b * VEC + 3, chunk)) = make_float4(r[0].w, r[1].w, r[2].w, r[3].w);
-}
-
 #endif /* TRANSPOSE_TMA_TILE_CUH */

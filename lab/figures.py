@@ -1,0 +1,1140 @@
+"""Draw every figure of the tutorial with matplotlib, into docs/img/.
+
+The write-ups' figures (fig-*.svg) are computed, not drawn by hand. The functions under "Index
+arithmetic" repeat the index expressions of the kernels, each naming the kernel it mirrors; a
+figure asks them which sectors, banks or tiles a warp or a block touches and draws the answer.
+If a kernel's indexing changes, change its mirror here and draw again. The plots
+(<gpu>-ladder, <gpu>-sizes) come from docs/results/<gpu>.csv for every GPU in gpus.csv.
+
+    python3 -m lab.figures           draw everything into docs/img/
+    python3 -m lab.figures --check   draw into a temporary folder; exit 1 if a committed file differs
+
+The output is byte for byte the same from run to run (a fixed SVG hash salt, no dates), which
+is what lets --check compare whole files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import colorsys
+import filecmp
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import matplotlib
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
+
+from lab import results, schema
+
+IMG = schema.ROOT / "docs" / "img"
+STYLE = {
+    "svg.hashsalt": "transpose",      # the ids in an SVG, the same on every run
+    "svg.fonttype": "none",           # text stays text: small files, no glyph outlines
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
+    "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"],
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+SVG_METADATA = {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"}
+PNG_METADATA = {"Software": "python3 -m lab.figures"}
+
+# ---------------------------------------------------------------- hardware facts
+
+WARP = 32               # threads per warp
+FLOAT = 4               # sizeof(float)
+FLOAT4 = 16             # sizeof(float4): one 16-byte chunk
+SECTOR = 32             # global memory moves in 32-byte sectors
+BANKS = 32              # shared memory: 32 banks of 4 bytes
+H200_SMS = 132          # multiprocessors of an H200
+THREADS_PER_SM = 2048   # sm_90: 64 resident warps
+ROWS = COLS = 8192      # the shape a figure uses when it needs one
+
+# ---------------------------------------------------------------- colours and sizes
+
+INK, MUTED, GRID, EMPTY = "#1f2328", "#57606a", "#afb8c1", "#ffffff"
+GOOD, BAD = "#1a7f37", "#cf222e"
+HIGHLIGHT, HIGHLIGHT_TEXT, FADED, UNIT_FILL = "#f6a04d", "#9a4a00", "#eef0f3", "#eef2f6"
+PALETTE = ["#9ad0f5", "#ffc078", "#a9e4a1", "#f7a8c4", "#c9b6ef", "#ffe58f", "#8fdbd0", "#ffa59e"]
+TITLE, TEXT, SMALL = 12, 9, 7
+UNIT = 0.22             # inches per drawing unit: a lane, a bank, a word
+WIDTH = 40              # drawing units across every explanatory figure
+MARGIN = 0.6            # left margin, in units
+X0 = 7                  # left edge of lane strips and bank grids (their row labels sit left of it)
+ROW_H = 0.8             # height of a wavefront row in a bank grid
+
+
+def lane_colour(lane):
+    """A light colour per lane, running through the hues from lane 0 to 31."""
+    return colorsys.hls_to_rgb(0.83 * lane / WARP, 0.80, 0.70)
+
+
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+# ---------------------------------------------------------------- index arithmetic
+# Lanes: CUDA numbers a block's threads x-fastest, tid = threadIdx.y * blockDim.x + threadIdx.x,
+# and a warp is 32 consecutive tid. Each function below names the kernel whose lines it repeats.
+
+
+def lanes(warp, block_x):
+    """(lane, threadIdx.x, threadIdx.y) of the 32 lanes of a warp in a block block_x threads wide."""
+    for lane in range(WARP):
+        tid = warp * WARP + lane
+        yield lane, tid % block_x, tid // block_x
+
+
+def naive(tx, ty, rows=ROWS, cols=COLS):
+    """steps/01_naive/naive.cu, transpose_naive(), block (0, 0): (in, out) index of thread (tx, ty)."""
+    row = ty                      # tile_y * BLOCK_ROWS + threadIdx.y
+    col = tx                      # tile_x * BLOCK_COLS + threadIdx.x
+    return row * cols + col, col * rows + row
+
+
+def coalesced_write(tx, ty, rows=ROWS, cols=COLS):
+    """steps/02_coalesced_write/coalesced_write.cu, transpose_coalesced_write(), and the same lines
+    in steps/03_ldg/ldg.cu, transpose_ldg(), block (0, 0): (in, out) index of thread (tx, ty)."""
+    out_row = ty                  # tile_y * BLOCK_ROWS + threadIdx.y = column of in
+    out_col = tx                  # tile_x * BLOCK_COLS + threadIdx.x = row of in
+    return out_col * cols + out_row, out_row * rows + out_col
+
+
+def unrolled(unroll, tx, ty, k, rows=4096, cols=4096):
+    """steps/04_unroll/unroll.cu, transpose_unrolled<UNROLL>() in a 32 x 8 block, block (0, 0):
+    (in, out) index of element k of thread (tx, ty)."""
+    out_col = tx
+    out_row = ty + k * 8          # out_row0 + k * blockDim.y
+    return out_col * cols + out_row, out_row * rows + out_col
+
+
+QUAD = 4   # steps/05_float4/float4.cu: QUAD; BLOCK_QUADS_X 8, BLOCK_QUADS_Y 32
+
+
+def float4_quad(tx, ty, i, rows=ROWS, cols=COLS):
+    """steps/05_float4/float4.cu, transpose_float4() on aligned pointers, block (0, 0): the float4
+    index of load i (load_quad_float4()) and of store i (store_quad_float4())."""
+    qr, qc = tx, ty               # quads down in, quads along a row of in
+    return (qr * QUAD + i) * (cols // QUAD) + qc, (qc * QUAD + i) * (rows // QUAD) + qr
+
+
+def tile_store_element(tx, ty, block_rows, i=0):
+    """steps/06_shared/shared.cu (and 07, 08), the load loop: tile[threadIdx.y + i * BLOCK_ROWS][threadIdx.x]."""
+    return ty + i * block_rows, tx
+
+
+def tile_load_element(tx, ty, block_rows, i=0):
+    """steps/06_shared/shared.cu (and 07, 08), the store loop: tile[threadIdx.x][threadIdx.y + i * BLOCK_ROWS]."""
+    return tx, ty + i * block_rows
+
+
+def shared_word(r, c, tile):
+    """steps/06_shared/shared.cu: float tile[TILE][TILE]."""
+    return r * tile + c
+
+
+def padded_word(r, c, tile):
+    """steps/07_shared_padded/shared_padded.cu: float tile[TILE][TILE + TILE_PADDING], padding 1."""
+    return r * (tile + 1) + c
+
+
+def swizzled_word(r, c, tile):
+    """steps/08_shared_swizzle/shared_swizzle.cu: (r, c) lives at tile[r][swizzled_col(r, c)], c ^ r."""
+    return r * tile + (c ^ r)
+
+
+CHUNKS_PER_ROW, ROWS_PER_PASS, BANK_GROUPS = 16, 16, 8   # common/tile64.cuh: TILE 64, VEC 4
+
+
+def chunk_slot(row, chunk):
+    """common/tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10."""
+    return row * CHUNKS_PER_ROW + (chunk ^ ((row // 4) % BANK_GROUPS))
+
+
+def plain_slot(row, chunk):
+    """For comparison, in no kernel: rows of 16 chunks, chunk c at c."""
+    return row * CHUNKS_PER_ROW + chunk
+
+
+def vec4_store_slot(tid, slot=chunk_slot, p=0):
+    """steps/09_shared64/shared64.cuh, transpose_shared64_vec4(), pass p:
+    tile[chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk)] = v[p]."""
+    return slot(tid // CHUNKS_PER_ROW + p * ROWS_PER_PASS, tid % CHUNKS_PER_ROW)
+
+
+def vec4_load_slot(tid, slot=chunk_slot, k=0):
+    """common/tile64.cuh, store_block_vec4() (steps 09, 10): b[k] = tile[chunk_slot(group * VEC + k, block_col)]."""
+    return slot((tid % CHUNKS_PER_ROW) * 4 + k, tid // CHUNKS_PER_ROW)
+
+
+def word_slot(row, col):
+    """common/tile64.cuh, word_slot(), the 4-byte layout of steps 09 and 10."""
+    return row * 64 + (col ^ (row % BANKS))
+
+
+COLUMN_BANDS = 0x80000000   # steps/10_shared64_async/shared64_async.cu
+COLUMN_MAJOR = COLUMN_BANDS | 1
+
+
+def raster_tile(t, tiles_y, tiles_x, order):
+    """steps/10_shared64_async/shared64_async.cu, raster_tile(): (tile_y, tile_x) of block t."""
+    if order & COLUMN_BANDS:      # bands of tile columns: the same walk, transposed
+        tile_x, tile_y = raster_tile(t, tiles_x, tiles_y, order & ~COLUMN_BANDS)
+        return tile_y, tile_x
+    group = min(order, tiles_y)
+    band = t // (group * tiles_x)
+    first = band * group
+    height = min(tiles_y - first, group)
+    local = t - band * group * tiles_x
+    return first + local % height, local // height
+
+
+AS_TILE, AS_VEC, SR_SECTOR = 64, 4, 8                    # steps/11_any_shape: TILE, VEC, SR_SECTOR
+AS_ROWS, AS_COLS = 10007, 7919                           # the misaligned shape its write-up measures
+
+
+def load_row_chunks(first, width=AS_TILE):
+    """steps/11_any_shape/any_shape.cuh, load_row_chunk(): the shift of the tile row whose first
+    float is element `first` of in, and the tile column of the first float of each chunk k."""
+    shift = first % AS_VEC
+    columns = [k * AS_VEC - shift for k in range(AS_TILE // AS_VEC + 1)]
+    return shift, [c for c in columns if c < width]
+
+
+def store_run(first, height=AS_TILE):
+    """steps/11_any_shape/any_shape.cuh, store_tile_any_shape(): a run of out from element
+    `first`, as floats before the first whole chunk, whole chunks, floats after the last."""
+    head = min((AS_VEC - first % AS_VEC) % AS_VEC, height)
+    whole = (height - head) // AS_VEC
+    return head, whole, height - head - whole * AS_VEC
+
+
+def sector_run(rows, row0, j):
+    """steps/11_any_shape/sector_runs.cuh, sr_run() with lead 0: the run [first, last) of out
+    row j that the tiles at row0 own, when runs start on sector boundaries."""
+    shift = (SR_SECTOR - (j * rows) % SR_SECTOR) % SR_SECTOR
+    start = 0 if row0 == 0 else row0 + shift
+    return min(start, rows), min(row0 + AS_TILE + shift, rows)
+
+
+def swizzled_chunk(row, chunk):
+    """steps/12_tma/tma_tile.cuh, swizzled_chunk(), in chunks: CU_TENSOR_MAP_SWIZZLE_128B."""
+    return chunk ^ (row % 8)
+
+
+def tma_thread_block(tid):
+    """steps/12_tma/tma_tile.cuh, tma_thread_block(): the 4-row group g and 4-column group b of a thread."""
+    lane, warp = tid % 32, tid // 32
+    return lane // 4 + 8 * (warp % 2), lane % 4 + 4 * (warp // 2)
+
+
+# ---------------------------------------------------------------- what the hardware does
+
+
+def sectors_of(accesses):
+    """{sector: [(lane, first word in it, words)]} of one warp instruction's (lane, byte, size)."""
+    sectors = {}
+    for lane, address, size in accesses:
+        word = address % SECTOR // FLOAT
+        sectors.setdefault(address // SECTOR, []).append((lane, word, size // FLOAT))
+    return dict(sorted(sectors.items()))
+
+
+def wavefronts(places, lane_groups, bank_of):
+    """How one warp's shared access is served: a bank (or bank group) moves one distinct word
+    (or chunk) per wavefront, lanes on the same one share it. lane_groups are served one after
+    another. Returns one (group, {bank: [lanes]}) per wavefront."""
+    served = []
+    for group, group_lanes in enumerate(lane_groups):
+        rows, seen = [], {}
+        for lane in group_lanes:
+            in_bank = seen.setdefault(bank_of(places[lane]), [])
+            if places[lane] not in in_bank:
+                in_bank.append(places[lane])
+            wave = in_bank.index(places[lane])
+            rows += [{} for _ in range(wave + 1 - len(rows))]
+            rows[wave].setdefault(bank_of(places[lane]), []).append(lane)
+        served += [(group, row) for row in rows]
+    return served
+
+
+def word_wavefronts(words):
+    """4-byte accesses: bank = word % 32, the whole warp at once."""
+    return [row for _, row in wavefronts(words, [range(WARP)], lambda word: word % BANKS)]
+
+
+def chunk_wavefronts(slots):
+    """16-byte accesses, the model of the step 09 write-up: one quarter-warp (8 lanes, 128 bytes)
+    at a time; chunk slot s fills banks 4 (s % 8) .. 4 (s % 8) + 3. Bank keys: the group's first bank."""
+    quarters = [range(q * 8, q * 8 + 8) for q in range(4)]
+    return wavefronts(slots, quarters, lambda slot: slot % BANK_GROUPS * 4)
+
+
+def worst_quarter(served):
+    """The wavefronts of the busiest quarter-warp: the n of an n-way conflict."""
+    groups = [group for group, _ in served]
+    return max(groups.count(g) for g in set(groups))
+
+
+# ---------------------------------------------------------------- drawing helpers
+
+
+class Canvas:
+    """A figure drawn in cells: WIDTH units across, y growing downward, one unit UNIT inches.
+    `y` is where the next line goes; panels draw from it and move it down."""
+
+    def __init__(self, title):
+        self.fig = Figure()
+        self.ax = self.fig.add_axes((0, 0, 1, 1))
+        self.ax.set_axis_off()
+        self.text(MARGIN, 1.1, title, size=TITLE, weight="bold")
+        self.y = 2.5
+
+    def text(self, x, y, string, size=TEXT, **style):
+        style.setdefault("color", INK)
+        self.ax.text(x, y, string, fontsize=size, va="center", **style)
+
+    def line(self, string, size=SMALL, x=MARGIN, step=1.0, **style):
+        """A line of text at the cursor, which then moves down by step."""
+        self.text(x, self.y, string, size=size, **style)
+        self.y += step
+
+    def heading(self, heading, detail=None):
+        self.line(heading, size=TEXT, weight="bold", step=0.9)
+        if detail:
+            self.line(detail, color=MUTED, step=1.1)
+
+    def verdict(self, string, good):
+        self.line(string, size=TEXT, weight="bold", color=GOOD if good else BAD, step=1.5)
+
+    def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL, **style):
+        self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6, clip_on=False))
+        if label is not None:
+            self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
+
+    def numbers(self, x, label, count, w=1.0):
+        """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
+        self.text(x - 0.3, self.y, label, size=SMALL, ha="right", color=MUTED)
+        for n in range(count):
+            self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
+        self.y += 0.6
+
+    def grid(self, x, y, columns, rows, w=1.0, h=1.0):
+        """An empty grid of columns x rows cells, ruled in one stroke."""
+        self.cell(x, y, columns * w, rows * h, EMPTY)
+        across = [[(x, y + r * h), (x + columns * w, y + r * h)] for r in range(1, rows)]
+        down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
+        self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
+
+    def box(self, x, y, w, h, name, detail=()):
+        """A hardware unit: a box, its name in bold and a few muted lines under it."""
+        self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
+        self.text(x + 0.5, y + 0.8, name, weight="bold")
+        for n, string in enumerate(detail):
+            self.text(x + 0.5, y + 1.8 + 0.8 * n, string, size=SMALL, color=MUTED)
+
+    def arrow(self, start, end, color=INK, dashed=False):
+        self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=color,
+                                          linewidth=1.2, linestyle="--" if dashed else "-"))
+
+    def done(self, legend=(), columns=3):
+        """The finished figure: the legend (fill, label) under the drawing, a unit kept square."""
+        if legend:
+            handles = [Patch(facecolor=fill, edgecolor=GRID, label=label) for fill, label in legend]
+            self.ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(MARGIN, self.y),
+                           bbox_transform=self.ax.transData, ncols=columns, frameon=False,
+                           fontsize=SMALL, borderaxespad=0, handlelength=1.2, columnspacing=1.5)
+            self.y += 1.1 * math.ceil(len(legend) / columns)
+        self.y += 0.4
+        self.ax.set_xlim(0, WIDTH)
+        self.ax.set_ylim(self.y, 0)
+        self.fig.set_size_inches(WIDTH * UNIT, self.y * UNIT)
+        return self.fig
+
+
+# ---------------------------------------------------------------- sectors: figures 01, 02, 05
+
+WORD = 0.8                      # a 4-byte word in a sector box; 8 words and a gap fill 8 units
+SECTOR_LEGEND = [(PALETTE[0], "a word used by the lane written in it (one colour per sector)"),
+                 (EMPTY, "a word no lane uses")]
+
+
+def sector_panel(c, heading, detail, accesses, matrix, row_bytes):
+    """One warp instruction: its lanes coloured by the sector each hits, then each sector as
+    8 words, labelled with the lane that uses each. row_bytes: the row length of the matrix."""
+    sectors = sectors_of(accesses)
+    colour = {sector: PALETTE[n % len(PALETTE)] for n, sector in enumerate(sectors)}
+    c.heading(heading, detail)
+    c.text(X0 - 0.3, c.y + 0.5, "lane", size=SMALL, ha="right", color=MUTED)
+    for lane, address, _ in accesses:
+        c.cell(X0 + lane, c.y, 1, 1, colour[address // SECTOR], str(lane))
+    c.y += 1.6
+    for n, (sector, hits) in enumerate(sectors.items()):
+        x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
+        row, byte = divmod(sector * SECTOR, row_bytes)
+        c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
+        c.grid(x, y + 0.7, 8, 1, w=WORD)
+        for lane, word, words in hits:
+            c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
+    c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
+    useful, moved = sum(size for _, _, size in accesses), len(sectors) * SECTOR
+    use = "every byte is used" if useful == moved else f"{useful // len(sectors)} of every {SECTOR} bytes are used"
+    c.verdict(f"{plural(len(sectors), 'sector')} for {useful} useful bytes: {use}", useful == moved)
+
+
+def index_list(name, indices):
+    """'in[0], in[1], ..., in[31]: 1 element apart' for evenly spaced indices."""
+    step = indices[1] - indices[0]
+    shown = ", ".join(f"{name}[{i:,}]" for i in (indices[0], indices[1]))
+    return f"{shown}, ..., {name}[{indices[-1]:,}]: {plural(step, 'element')} apart"
+
+
+def scalar_sectors(step, index_of, load, store):
+    """Figures 01 and 02: one float per lane, warp 0 of block (0, 0)."""
+    pairs = [index_of(tx, ty) for _, tx, ty in lanes(0, 32)]
+    c = Canvas(f"Step {step}: the 32-byte sectors one warp touches ({ROWS} x {COLS} floats)")
+    where = "warp 0 of block (0, 0), lane = threadIdx.x: "
+    for n, (name, expression, row_bytes) in enumerate((("in", load, COLS * FLOAT), ("out", store, ROWS * FLOAT))):
+        indices = [pair[n] for pair in pairs]
+        accesses = [(lane, i * FLOAT, FLOAT) for lane, i in enumerate(indices)]
+        verb = "load" if n == 0 else "store"
+        sector_panel(c, f"{verb}: {expression}", where + index_list(name, indices), accesses, name, row_bytes)
+    return c.done(SECTOR_LEGEND, columns=2)
+
+
+def fig_01_sectors():
+    return scalar_sectors("01", naive, "in[row * cols + col]", "out[col * rows + row]")
+
+
+def fig_02_sectors():
+    return scalar_sectors("02", coalesced_write, "in[out_col * cols + out_row]", "out[out_row * rows + out_col]")
+
+
+def fig_05_sectors():
+    """Step 05: float4 loads and stores, i = 0 of 4; lane = 8 threadIdx.y + threadIdx.x."""
+    pairs = [float4_quad(tx, ty, 0) for _, tx, ty in lanes(0, 8)]
+    c = Canvas(f"Step 05: the sectors one warp's float4 access touches ({ROWS} x {COLS} floats)")
+    where = "warp 0 of block (0, 0), lane = 8 threadIdx.y + threadIdx.x: 16 bytes from each of rows "
+    sides = (("load i = 0 of 4: in4[(r0 + i) * (cols / 4) + qc]", "in", COLS * FLOAT),
+             ("store j = 0 of 4: out4[(c0 + j) * (rows / 4) + qr]", "out", ROWS * FLOAT))
+    for n, (heading, matrix, row_bytes) in enumerate(sides):
+        accesses = [(lane, pair[n] * FLOAT4, FLOAT4) for lane, pair in enumerate(pairs)]
+        touched = sorted({address // row_bytes for _, address, _ in accesses})
+        sector_panel(c, heading, where + ", ".join(map(str, touched)), accesses, matrix, row_bytes)
+    return c.done(SECTOR_LEGEND, columns=2)
+
+
+# ---------------------------------------------------------------- banks: figures 06 to 09
+
+BANK_LEGEND = [(lane_colour(0), "lane 0"), (lane_colour(16), "lane 16"),
+               (lane_colour(31), "lane 31, each drawn in the bank it hits"), (EMPTY, "idle bank")]
+
+
+def bank_panel(c, heading, detail, rows, width, row_label, verdict, good):
+    """One shared access of one warp: a grid row per wavefront, each lane drawn in the bank
+    (width 1) or the 4-bank group (width 4) it hits. rows: one {first bank: [lanes]} each."""
+    c.heading(heading, detail)
+    c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
+    c.grid(X0, c.y, BANKS, len(rows), h=ROW_H)
+    for n, row in enumerate(rows):
+        y = c.y + n * ROW_H
+        c.text(X0 - 0.3, y + ROW_H / 2, row_label(n), size=SMALL, ha="right")
+        for first, hit_by in row.items():
+            label = ("lane " if width > 1 else "") + ",".join(map(str, hit_by))
+            c.cell(X0 + first, y, width, ROW_H, lane_colour(hit_by[0]), label, edge=INK)
+    c.y += len(rows) * ROW_H + 0.7
+    c.verdict(verdict, good)
+
+
+def word_verdict(rows):
+    n = len(rows)
+    return ("conflict-free: 1 wavefront", True) if n == 1 else (f"{n}-way conflict: {n} wavefronts", False)
+
+
+def tile_words(warp, tile, block_rows, side, layout):
+    """The shared word each lane of a warp of the step 06-08 kernel touches (block tile x block_rows)."""
+    return [layout(*side(tx, ty, block_rows), tile) for _, tx, ty in lanes(warp, tile)]
+
+
+def tile_kernel_panels(c, name, tile, block_rows, warp, layout, store, load):
+    """The shared store and the shared load of one variant of the step 06-08 kernel."""
+    rows_of_warp = sorted({ty for _, _, ty in lanes(warp, tile)})
+    lane_is = "threadIdx.x" if tile == WARP else f"{tile} threadIdx.y + threadIdx.x"
+    lane_is += f" - {warp * WARP}" if warp and tile != WARP else ""
+    who = (f"{name} (block {tile} x {block_rows}): warp {warp} = threadIdx.y "
+           f"{' and '.join(map(str, rows_of_warp))}, lane = {lane_is}; iteration i = 0")
+    for side, heading in ((tile_store_element, f"shared store (writing the tile): {store}"),
+                          (tile_load_element, f"shared load (reading it transposed): {load}")):
+        rows = word_wavefronts(tile_words(warp, tile, block_rows, side, layout))
+        bank_panel(c, heading, who, rows, 1, lambda n: f"wavefront {n + 1}", *word_verdict(rows))
+
+
+def fig_06_banks():
+    c = Canvas("Step 06: shared-memory banks of one warp, float tile[32][32]")
+    tile_kernel_panels(c, "shared_32x8", 32, 8, 5, shared_word,
+                       "tile[r][threadIdx.x], word 32 r + threadIdx.x", "tile[threadIdx.x][r], word 32 threadIdx.x + r")
+    counts = []
+    for name, tile, block_rows in (("shared_32x32", 32, 32), ("shared_16x16", 16, 16), ("shared_8x8", 8, 8)):
+        store, load = (len(word_wavefronts(tile_words(0, tile, block_rows, side, shared_word)))
+                       for side in (tile_store_element, tile_load_element))
+        counts.append(f"{name}: store {store}, load {load}")
+    c.line("The other block shapes, counted the same way (wavefronts of warp 0): " + "; ".join(counts), color=MUTED)
+    return c.done(BANK_LEGEND, columns=4)
+
+
+def fig_07_banks():
+    c = Canvas("Step 07: shared-memory banks of one warp, padded tile[T][T + 1]")
+    tile_kernel_panels(c, "shared_padded", 32, 8, 5, padded_word,
+                       "tile[r][threadIdx.x], word 33 r + threadIdx.x", "tile[threadIdx.x][r], word 33 threadIdx.x + r")
+    tile_kernel_panels(c, "shared_padded_16x16", 16, 16, 0, padded_word,
+                       "tile[y][x], word 17 y + x", "tile[x][y], word 17 x + y")
+    return c.done(BANK_LEGEND, columns=4)
+
+
+def fig_08_banks():
+    c = Canvas("Step 08: shared-memory banks of one warp, swizzled tile[r][c ^ r]")
+    tile_kernel_panels(c, "shared_swizzle", 32, 8, 5, swizzled_word,
+                       "tile[r][threadIdx.x ^ r]", "tile[threadIdx.x][r ^ threadIdx.x]")
+    tile_kernel_panels(c, "shared_swizzle_16x16", 16, 16, 0, swizzled_word,
+                       "tile[y][x ^ y], word 16 y + (x ^ y)", "tile[x][y ^ x], word 16 x + (y ^ x)")
+    return c.done(BANK_LEGEND, columns=4)
+
+
+def chunk_panel(c, heading, detail, slots):
+    """A 16-byte shared access of warp 0, quarter-warp by quarter-warp."""
+    served = chunk_wavefronts(slots)
+    ways = worst_quarter(served)
+    if ways == 1:
+        verdict = f"no conflict: {len(served)} wavefronts, one per quarter-warp (the least for 512 bytes)"
+    else:
+        verdict = f"{ways}-way conflict: {len(served)} wavefronts for the warp, {ways} per quarter-warp"
+    quarters = [group for group, _ in served]
+
+    def label(n):
+        return f"lanes {8 * quarters[n]}-{8 * quarters[n] + 7}, wf {n - quarters.index(quarters[n]) + 1}"
+    bank_panel(c, heading, detail, [row for _, row in served], 4, label, verdict, ways == 1)
+
+
+def fig_09_banks():
+    """Step 09: 16-byte accesses through the chunk swizzle, and the same LDS.128 without it."""
+    c = Canvas("Step 09: 16-byte shared accesses, chunk c of row r at c ^ ((r / 4) % 8)")
+    detail = "vec4 (block 32 x 8): warp 0, lane = tid; a float4 fills 4 banks; one quarter-warp is served at a time"
+    chunk_panel(c, "shared store: tile[chunk_slot(load_row, load_chunk)]", detail + " (pass p = 0)",
+                [vec4_store_slot(tid) for tid in range(WARP)])
+    chunk_panel(c, "shared load: tile[chunk_slot(group * 4 + k, block_col)]", detail + " (k = 0)",
+                [vec4_load_slot(tid) for tid in range(WARP)])
+    plain = chunk_wavefronts([vec4_load_slot(tid, plain_slot) for tid in range(WARP)])
+    first_quarter = [row for group, row in plain if group == 0]
+    bank_panel(c, "the same load without the swizzle: chunk c of a 16-chunk row at c",
+               "lanes 0-7 only: chunk 0 of tile rows 0, 4, ..., 28, which all start in bank group 0",
+               first_quarter, 4, lambda n: f"lanes 0-7, wf {n + 1}",
+               f"{len(first_quarter)}-way conflict: {len(first_quarter)} wavefronts here, {len(plain)} for the warp",
+               False)
+    scalar = [len(word_wavefronts([word_slot(*rc) for rc in pairs]))
+              for pairs in ([(ty, tx) for _, tx, ty in lanes(0, 32)], [(tx, ty) for _, tx, ty in lanes(0, 32)])]
+    c.line(f"The 4-byte kernel (common/tile64.cuh, word_slot(): c ^ (r % 32)): store {scalar[0]}, "
+           f"load {scalar[1]} wavefront per warp access.", color=MUTED, step=1.3)
+    return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the 4-bank group it hits"),
+                   (EMPTY, "idle bank")])
+
+
+# ---------------------------------------------------------------- tiles: figure 10
+
+TILES, FIRST_WAVE, TILE_CELL = 8, 16, 1.5   # 8 x 8 tiles, a toy GPU that holds 16 blocks at once
+
+
+def tile_grid(c, x, y, numbers, caption):
+    """An 8 x 8 grid of tiles, each labelled with the block that handles it, the first wave lit."""
+    c.text(x, y - 0.6, caption, size=SMALL, weight="bold")
+    for row in range(TILES):
+        for col in range(TILES):
+            t = numbers[row][col]
+            lit = t < FIRST_WAVE
+            c.cell(x + col * TILE_CELL, y + row * TILE_CELL, TILE_CELL, TILE_CELL, HIGHLIGHT if lit else FADED,
+                   str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
+
+
+def longest_run(flags):
+    """The longest run of True in a row of booleans."""
+    best = run = 0
+    for flag in flags:
+        run = run + 1 if flag else 0
+        best = max(best, run)
+    return best
+
+
+def tile_order_panel(c, order, name, walk):
+    """Block t's tile of in (raster_tile()) and of out, and what the first wave touches."""
+    in_numbers = [[0] * TILES for _ in range(TILES)]
+    for t in range(TILES * TILES):
+        tile_y, tile_x = raster_tile(t, TILES, TILES, order)
+        in_numbers[tile_y][tile_x] = t
+    out_numbers = [list(column) for column in zip(*in_numbers, strict=True)]   # tile (y, x) of in is (x, y) of out
+    c.heading(name, walk)
+    top, in_x, out_x = c.y + 0.8, X0, X0 + TILES * TILE_CELL + 5
+    tile_grid(c, in_x, top, in_numbers, "in: block t takes tile (tile_y, tile_x)")
+    tile_grid(c, out_x, top, out_numbers, "out: where that block writes")
+    middle = top + TILES * TILE_CELL / 2
+    c.arrow((in_x + TILES * TILE_CELL + 0.5, middle), (out_x - 0.5, middle))
+    written = [[t < FIRST_WAVE for t in row] for row in out_numbers]
+    read = [[t < FIRST_WAVE for t in row] for row in in_numbers]
+    for row in range(TILES):
+        if any(written[row]):
+            c.cell(out_x + TILES * TILE_CELL + 0.3, top + row * TILE_CELL + 0.15, 0.3, TILE_CELL - 0.3,
+                   HIGHLIGHT_TEXT, edge=HIGHLIGHT_TEXT)
+    c.y = top + TILES * TILE_CELL + 0.8
+    run = 64 * FLOAT    # bytes in a row of one 64 x 64 tile
+    out_run, in_run = (max(longest_run(row) for row in grid) for grid in (written, read))
+    c.line(f"The first wave (blocks 0-{FIRST_WAVE - 1}) writes into {64 * sum(map(any, written))} of the "
+           f"{64 * TILES} rows of out, in runs of {out_run * run} bytes ({plural(out_run, 'tile')});",
+           size=SMALL + 1, color=HIGHLIGHT_TEXT)
+    c.line(f"it reads {64 * sum(map(any, read))} rows of in, in runs of {in_run * run} bytes "
+           f"({plural(in_run, 'tile')}).", size=SMALL + 1, color=HIGHLIGHT_TEXT, step=1.6)
+
+
+def fig_10_tile_order():
+    c = Canvas("Step 10: the order in which blocks take tiles, and what the first wave writes")
+    blocks_per_sm = THREADS_PER_SM // 256
+    c.line(f"{TILES} x {TILES} tiles of 64 x 64 floats; a toy GPU that holds {FIRST_WAVE} blocks at once "
+           f"(an H200 holds {blocks_per_sm} x {H200_SMS} = {blocks_per_sm * H200_SMS:,})", color=MUTED, step=1.4)
+    tile_order_panel(c, 1, "row_async: row-major tile order (GROUP = 1)",
+                     "raster_tile(t, 8, 8, 1): consecutive blocks walk along a row of tiles of in")
+    tile_order_panel(c, COLUMN_MAJOR, "col_async (the default): column-major tile order (COLUMN_MAJOR)",
+                     "raster_tile(t, 8, 8, COLUMN_MAJOR): consecutive blocks walk down a column of tiles of in "
+                     "= along a row of out")
+    return c.done([(HIGHLIGHT, "a tile of the first wave of blocks"), (FADED, "a tile of later blocks"),
+                   (HIGHLIGHT_TEXT, "a tile row of out the first wave writes into")])
+
+
+# ---------------------------------------------------------------- runs and sectors: figures 11, 12
+
+
+def float_strip(c, y, cell, fills, label, boundaries):
+    """One stretch of floats in a row, one cell each, with thick lines at the given boundaries."""
+    x = 5.5
+    c.text(x - 0.3, y + cell / 2, label, size=SMALL, ha="right", family="monospace")
+    for i, fill in enumerate(fills):
+        c.cell(x + i * cell, y, cell, cell, fill)
+    c.ax.vlines([x + b * cell for b in boundaries], y - 0.15, y + cell + 0.15, colors=INK, linewidth=1.2)
+    return x
+
+
+CHUNK_FILLS = {"vec": GOOD, "scalar": BAD, "drop": FADED, None: EMPTY}
+
+
+def chunk_strip(c, kinds, label, note):
+    """A run of floats, kinds[i] saying how float i moves, thick lines between 16-byte chunks."""
+    x = float_strip(c, c.y, 0.4, [CHUNK_FILLS[k] for k in kinds], label, range(0, len(kinds) + 1, AS_VEC))
+    c.text(x + len(kinds) * 0.4 + 0.4, c.y + 0.2, note, size=SMALL, color=MUTED)
+    c.y += 1.1
+
+
+def fig_11_runs():
+    """Step 11: a misaligned row loaded as aligned chunks; a run of out stored as whole chunks and single floats."""
+    c = Canvas("Step 11: aligned 16-byte chunks on a misaligned shape")
+    c.line(f"{AS_ROWS} x {AS_COLS}, aligned pointers; the tile at rows 0-63, columns 64-127. One cell: one float; "
+           "thick lines: 16-byte chunk boundaries.", color=MUTED, step=1.4)
+    c.heading("load: tile rows 0-3 of in, each read as the aligned chunks that cover it")
+    for r in range(4):
+        shift, columns = load_row_chunks(r * AS_COLS + AS_TILE)
+        kinds = ["vec" if 0 <= col + e < AS_TILE else "drop" for col in columns for e in range(AS_VEC)]
+        chunk_strip(c, kinds, f"row {r}: shift {shift}", f"{len(columns)} chunks")
+    c.y += 0.5
+    c.heading("store: rows 64-67 of out, the run of 64 floats this tile writes in each")
+    for j in range(AS_TILE, AS_TILE + 4):
+        first = j * AS_ROWS
+        head, whole, tail = store_run(first)
+        kinds = [None] * (first % AS_VEC) + ["scalar"] * head + ["vec"] * (whole * AS_VEC) + ["scalar"] * tail
+        chunk_strip(c, kinds + [None] * (-len(kinds) % AS_VEC), f"out row {j}", f"{head} + {whole} chunks + {tail}")
+    c.y += 0.3
+    return c.done([(GOOD, "moved by a 16-byte access"), (BAD, "a single 4-byte store"),
+                   (FADED, "loaded, a neighbour's: dropped"), (EMPTY, "another tile's")], columns=4)
+
+
+def owner(rows, j, i, sector_runs):
+    """The row of tiles k that writes float i of out row j: runs of 64 from 64 k, or sector runs."""
+    k = i // AS_TILE
+    if not sector_runs:
+        return k
+    for candidate in (k - 1, k, k + 1):
+        first, last = sector_run(rows, candidate * AS_TILE, j) if candidate >= 0 else (0, 0)
+        if first <= i < last:
+            return candidate
+    return k
+
+
+def fig_11_sectors():
+    """Step 11: which tile writes each float of a few rows of out, with and without sector runs."""
+    c = Canvas("Step 11: runs of out that start on sector boundaries")
+    cell, first, count = 0.36, 32, 88
+    c.line(f"{AS_ROWS} x {AS_COLS}: floats {first}-{first + count - 1} of out rows 64-67, coloured by the row of "
+           "tiles that writes them; thick lines: 32-byte sectors.", color=MUTED, step=1.4)
+    for title, sector_runs in (("runs of 64 floats from column 64 k (step 11's word and chunk kernels)", False),
+                               ("sector runs: each run starts on a sector boundary (step 11 on odd rows)", True)):
+        c.heading(title)
+        split = 0
+        for j in range(AS_TILE, AS_TILE + 4):
+            owners = [owner(AS_ROWS, j, i, sector_runs) for i in range(first, first + count)]
+            starts = range(-(j * AS_ROWS + first) % SR_SECTOR, count, SR_SECTOR)
+            x = float_strip(c, c.y, cell, [PALETTE[k % len(PALETTE)] for k in owners], f"out row {j}", starts)
+            for s in starts:
+                if s + SR_SECTOR <= count and len(set(owners[s:s + SR_SECTOR])) > 1:
+                    split += 1
+                    c.cell(x + s * cell, c.y + cell + 0.2, SR_SECTOR * cell, 0.2, BAD, edge=BAD)
+            c.y += 1.0
+        c.line(f"{plural(split, 'sector')} with two writers in these rows", color=MUTED, step=1.4)
+    return c.done([(PALETTE[0], "written by tile row k = 0"), (PALETTE[1], "by tile row k = 1"),
+                   (BAD, "a sector two tiles write")])
+
+
+def fig_12_swizzle():
+    """Step 12: the TMA unit's 128-byte swizzle, and the bank groups one quarter-warp's reads hit."""
+    c = Canvas("Step 12: the 128-byte swizzle of a TMA box, and one quarter-warp's reads")
+    cell, x = 1.4, X0
+    c.line("One box row = 128 bytes = 8 chunks = the 32 banks once. In a cell: the chunk of in stored there "
+           "(CU_TENSOR_MAP_SWIZZLE_128B).", color=MUTED, step=1.4)
+    c.numbers(x, "bank group", 8, cell)
+    quarter = {}        # (box row, chunk) that lane 0-7 of warp 0 reads with k = 0: read_tma_block()
+    for lane in range(8):
+        g, b = tma_thread_block(lane)
+        quarter[(g * 4, b)] = lane
+    for row in range(8):
+        c.text(x - 0.3, c.y + cell / 2, f"row {row}", size=SMALL, ha="right", family="monospace")
+        for chunk in range(8):
+            lane = quarter.get((row, chunk))
+            fill = EMPTY if lane is None else PALETTE[lane]
+            c.cell(x + swizzled_chunk(row, chunk) * cell, c.y, cell, cell, fill, str(chunk))
+        c.y += cell
+    groups = sorted(swizzled_chunk(r, ch) for r, ch in quarter)
+    c.y += 0.7
+    c.line(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
+           f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", size=TEXT,
+           color=GOOD if len(set(groups)) == 8 else BAD, step=1.5)
+    return c.done([(PALETTE[0], "a chunk that lanes 0-7 read (one colour per lane)"), (EMPTY, "the other chunks")],
+                  columns=2)
+
+
+# ---------------------------------------------------------------- the memory system: figures 01, 03
+
+MEMORY_SYSTEM = [
+    # (unit, what it is, [(what Nsight Compute counts there, [its metrics])], the way on to the next unit)
+    ("SM: warps of 32 lanes", ["one instruction of a warp", "= one request"],
+     [("achieved occupancy: resident warps / 64 per SM", ["sm__warps_active.avg.pct_of_peak_sustained_active"])],
+     "global and shared ld / st"),
+    ("L1TEX: one per SM", ["global path: tags in 32-byte", "sectors; L1 = texture cache", "",
+                           "shared memory: 32 banks x 4", "bytes = 128 bytes per wavefront"],
+     [("requests: warp instructions to global memory",
+       ["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]),
+      ("32-byte sectors they touch (/ requests = sectors per request)",
+       ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+      ("share of sectors found in L1 (loads and stores mixed)", ["l1tex__t_sector_hit_rate.pct"]),
+      ("shared wavefronts: passes through the 32 banks",
+       ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]),
+      ("bank conflicts: extra wavefronts (and other waits)",
+       ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"])],
+     "global load misses and every global store, in sectors"),
+    ("L2: shared by all SMs", ["merges partial-sector writes", "before they go to DRAM"],
+     [("sectors read from and written to L2", ["lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum"]),
+      ("sectors found in L2", ["lts__t_sector_hit_rate.pct"])],
+     "L2 misses and write-backs"),
+    ("DRAM (HBM)", ["a transpose reads and writes", "every byte once, at best"],
+     [("bytes moved by the memory itself", ["dram__bytes_read.sum", "dram__bytes_write.sum"]),
+      ("how busy DRAM was", ["dram__throughput.avg.pct_of_peak_sustained_elapsed"])],
+     None),
+]
+
+
+def fig_01_memory_system():
+    """A warp's request through L1TEX, L2 and DRAM, with the metrics the write-ups quote where each is counted."""
+    c = Canvas("Where Nsight Compute counts a warp's memory traffic")
+    for unit, detail, counted, onward in MEMORY_SYSTEM:
+        top = c.y
+        c.y += 0.6
+        for meaning, metrics in counted:
+            c.line(meaning, size=SMALL + 1, x=15, step=0.85)
+            for metric in metrics:
+                c.line(metric, x=15.6, step=0.8, family="monospace")
+            c.y += 0.3
+        height = max(c.y - top, 1.8 + 0.8 * len(detail))
+        c.box(MARGIN, top, 12, height, unit, detail)
+        c.ax.vlines(14.2, top + 0.3, top + height - 0.3, colors=GRID, linewidth=3)
+        c.y = top + height
+        if onward:
+            c.arrow((MARGIN + 5, c.y), (MARGIN + 5, c.y + 1.6))
+            c.text(MARGIN + 5.5, c.y + 0.8, onward, size=SMALL, color=MUTED)
+            c.y += 1.6
+    c.y += 0.5
+    return c.done([(UNIT_FILL, "a hardware unit; beside it, in monospace, the Nsight Compute metrics counted there; "
+                               "arrows: the way of a load (stores too)")], columns=1)
+
+
+S03_LOADS = [
+    # What nvcc 13 emits for sm_90 for each kernel's strided read (cuobjdump --dump-sass build/step03).
+    ("02 coalesced_write", "in[i]", "ld.global.f32", "LDG.E", "L1 and L2"),
+    ("03 ldg (default)", "__ldg(&in[i])", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
+    ("03 restrict", "in[i], const __restrict__", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
+    ("03 l2_only", "__ldcg(&in[i])", "ld.global.cg.f32", "LDG.E.STRONG.GPU", "L2 only"),
+]
+S03_COLUMNS = (("kernel", 0), ("the read", 8), ("PTX", 19), ("SASS", 27), ("cached in", 35))
+
+
+def read_paths(c, top):
+    """The ways a load takes: through L1TEX to L2, or (.cg) around L1, dashed."""
+    units = (("SM: the warp's LDG", "32 lanes, 32 sectors"), ("L1TEX (one per SM)", "L1 = texture cache"),
+             ("L2 (all SMs)", "sees what L1 misses"), ("DRAM", ""))
+    for n, (name, detail) in enumerate(units):
+        c.box(MARGIN, top + 4 * n, 9, 2.4, name, [detail])
+    for n, label in enumerate(("LDG.E, LDG.E.CONSTANT", "misses", "")):
+        c.arrow((MARGIN + 2, top + 4 * n + 2.4), (MARGIN + 2, top + 4 * n + 4))
+        c.text(MARGIN + 2.4, top + 4 * n + 3.2, label, size=SMALL, family="monospace")
+    side, y_sm, y_l2 = MARGIN + 10.2, top + 1.2, top + 9.2
+    c.ax.plot([MARGIN + 9, side, side], [y_sm, y_sm, y_l2], color=BAD, linestyle="--", linewidth=1.2)
+    c.arrow((side, y_l2), (MARGIN + 9, y_l2), color=BAD, dashed=True)
+    c.text(side + 0.3, top + 5, "LDG.E.STRONG.GPU", size=SMALL, family="monospace", color=BAD)
+    c.text(side + 0.3, top + 5.8, "(.cg: skips L1)", size=SMALL, color=BAD)
+
+
+def l1_reuse(c, top):
+    """How much L1 reuse one step 02 block's strided read allows: the sectors each warp asks for."""
+    asked_by, requests = {}, 0
+    for warp in range(8):
+        for _, tx, ty in lanes(warp, 32):
+            i, _ = coalesced_write(tx, ty, rows=4096, cols=4096)
+            asked_by.setdefault(i * FLOAT // SECTOR, set()).add(warp)
+            requests += 1
+    warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for _, tx, ty in lanes(0, 32)]
+    load, store = (len(sectors_of([(0, pair[n] * FLOAT, FLOAT) for pair in warp0])) for n in (0, 1))
+    sharing = len(next(iter(asked_by.values())))
+    hits = requests - len(asked_by)
+    x, cell = 19, 0.6
+    c.text(x - 3, top + 0.4, "one step 02 block (32 x 8 threads) reads 32 rows x 8 columns of in", weight="bold")
+    for warp in range(8):
+        c.text(x - 0.3, top + 1.6 + (warp + 0.5) * cell, f"warp {warp}", size=SMALL, ha="right", color=MUTED)
+    for column, sector in enumerate(sorted(asked_by)):
+        for warp in asked_by[sector]:
+            c.cell(x + column * cell, top + 1.6 + warp * cell, cell, cell, lane_colour(4 * warp))
+    rate = 100 * hits / requests * load / (load + store)
+    notes = [f"a column: a 32-byte sector of in; a row: a warp (threadIdx.y). {requests} requests,",
+             f"{len(asked_by)} distinct sectors, each asked for by {sharing} warps: at most {hits} of {requests}",
+             f"hit in L1 ({sharing - 1}/{sharing}). A warp also stores {store} sectors; if L1 counts them",
+             f"all as misses, at most {sharing - 1}/{sharing} x {load} / ({load} + {store}) = {rate:.1f} % hit in L1."]
+    for n, note in enumerate(notes):
+        c.text(x - 3, top + 2.4 + 8 * cell + 0.8 * n, note, size=SMALL, weight="bold" if n == 3 else "normal")
+
+
+def fig_03_readonly():
+    """Step 03: what each load compiles to, which way it goes, and the L1 reuse the block allows."""
+    c = Canvas("Step 03: the strided read through L1 or around it")
+    for head, x in S03_COLUMNS:
+        c.text(MARGIN + x, c.y, head, size=SMALL + 1, weight="bold")
+    c.y += 0.9
+    for row in S03_LOADS:
+        c.ax.hlines(c.y - 0.45, MARGIN, WIDTH - MARGIN, colors=GRID, linewidth=0.6)
+        for n, ((_, x), cell) in enumerate(zip(S03_COLUMNS, row, strict=True)):
+            font = "monospace" if n in (1, 2, 3) else "sans-serif"
+            c.text(MARGIN + x, c.y, cell, size=SMALL + 1, family=font, color=BAD if cell == "L2 only" else INK)
+        c.y += 0.9
+    c.line("const __restrict__ alone already gives the non-coherent load (.nc): __ldg only forces it.",
+           color=MUTED, step=1.6)
+    read_paths(c, c.y)
+    l1_reuse(c, c.y)
+    c.y += 14.8
+    return c.done([(UNIT_FILL, "a hardware unit")])
+
+
+# ---------------------------------------------------------------- bytes in flight: figure 04, the ladder
+
+OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+DRAM_BUSY = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+
+
+def profile_at_4096(metric):
+    """{(step, kernel): value} of one metric at 4096 x 4096 in the committed H200 profile."""
+    frame = results.load(results.path("h200", "profile"), "profile")
+    at = frame[(frame.metric == metric) & (frame.rows == 4096) & (frame.cols == 4096) & (frame.offset == 0)]
+    return {(row.step, row.kernel): row.value for row in at.itertuples()}
+
+
+def loads_per_thread(unroll):
+    """The loads a thread of transpose_unrolled<unroll> issues before its first store: its distinct elements."""
+    return len({unrolled(unroll, 0, 0, k)[0] for k in range(unroll)})
+
+
+S04_KERNELS = [
+    # (label, (step, kernel) in the profile, loads a thread issues before its first store, bytes each)
+    ("03 ldg", ("03", "ldg"), 1, FLOAT),
+    ("04 unroll4", ("04", "unroll4"), loads_per_thread(4), FLOAT),
+    ("04 unroll8", ("04", "unroll8"), loads_per_thread(8), FLOAT),
+    ("05 float4 (next step)", ("05", "float4"), QUAD, FLOAT4),
+]
+SHARED_LOADS = 32 * 32 // 256        # steps 06-08: a 32 x 32 tile loaded by 256 threads
+VEC4_LOADS = 64 * 64 // 256 // 4     # steps 09-10: a 64 x 64 tile of float4s loaded by 256 threads
+LADDER_IN_FLIGHT = [
+    ("02 coalesced_write", ("02", "coalesced_write"), 1, FLOAT),
+    ("03 ldg", ("03", "ldg"), 1, FLOAT),
+    ("04 unroll4", ("04", "unroll4"), loads_per_thread(4), FLOAT),
+    ("05 float4", ("05", "float4"), QUAD, FLOAT4),
+    ("06 shared_32x8", ("06", "shared_32x8"), SHARED_LOADS, FLOAT),
+    ("07 shared_padded", ("07", "shared_padded"), SHARED_LOADS, FLOAT),
+    ("08 shared_swizzle", ("08", "shared_swizzle"), SHARED_LOADS, FLOAT),
+    ("09 vec4", ("09", "vec4"), VEC4_LOADS, FLOAT4),
+    ("10 col_async", ("10", "col_async"), VEC4_LOADS, FLOAT4),
+]
+
+
+def thread_timeline(ax):
+    """What one thread of each kernel issues: all its loads, one wait for DRAM, then its stores."""
+    for n, (label, _, loads, size) in enumerate(S04_KERNELS):
+        box, suffix, x = (1.0, "", 0.0) if size == FLOAT else (2.2, ".128", 0.0)
+        ax.text(-0.4, n, label, ha="right", va="center")
+        for kind, fill in (("LD", PALETTE[0]), ("ST", PALETTE[1])):
+            for _ in range(loads):
+                ax.add_patch(Rectangle((x, n - 0.35), box, 0.7, facecolor=fill, edgecolor=INK, linewidth=0.6))
+                ax.text(x + box / 2, n, kind + suffix, ha="center", va="center", fontsize=SMALL)
+                x += box + 0.15
+            if kind == "LD":
+                ax.add_patch(FancyArrowPatch((x + 0.2, n), (x + 3.6, n), arrowstyle="-|>", mutation_scale=8,
+                                             color=MUTED, linestyle="--"))
+                x += 4
+        in_flight = f"{loads} x {size} B = {loads * size} B in flight"
+        ax.text(x + 0.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
+    ax.set_xlim(-8, 30)
+    ax.set_ylim(len(S04_KERNELS) - 0.5, -0.6)
+    ax.set_axis_off()
+    ax.set_title("what one thread issues: all its loads, one wait for DRAM (dashed), then its stores", loc="left")
+
+
+def fig_04_unroll():
+    """Step 04: loads per thread before the first store, and the bytes in flight per thread and per SM."""
+    occupancy = profile_at_4096(OCCUPANCY)
+    fig = Figure(figsize=(8.8, 5.6), layout="constrained")
+    fig.suptitle("Step 04: several elements per thread, more bytes in flight", weight="bold", fontsize=TITLE)
+    timeline, per_sm = fig.subplots(2, 1, height_ratios=(1.2, 1))
+    thread_timeline(timeline)
+    labels = [label for label, *_ in S04_KERNELS]
+    per_bytes = [loads * size for _, _, loads, size in S04_KERNELS]
+    full = [THREADS_PER_SM * b / 1024 for b in per_bytes]
+    measured = [occupancy.get(key, math.nan) for _, key, _, _ in S04_KERNELS]
+    achieved = [f * m / 100 for f, m in zip(full, measured, strict=True)]
+    bars = per_sm.barh(labels, full, color=FADED, edgecolor=INK, linewidth=0.6,
+                       label=f"at full occupancy ({THREADS_PER_SM} threads per SM)")
+    notes = [f"{a:.0f} of {f:.0f} KiB ({m:.0f} % occupancy)" for a, f, m in zip(achieved, full, measured, strict=True)]
+    per_sm.bar_label(bars, labels=notes, padding=3, fontsize=SMALL)
+    per_sm.barh(labels, achieved, color=PALETTE[0], edgecolor=INK, linewidth=0.6, label="at the achieved occupancy")
+    per_sm.set_xlabel("KiB in flight per SM (achieved occupancy: docs/results/h200-profile.csv, 4096 x 4096)")
+    per_sm.legend(loc="upper right", fontsize=SMALL)
+    per_sm.invert_yaxis()
+    per_sm.set_xlim(0, max(full) * 1.5)
+    return fig
+
+
+def fig_ladder_in_flight():
+    """Steps 02-10: KiB in flight per SM (loads before the first wait x resident threads) beside DRAM throughput."""
+    occupancy, dram = profile_at_4096(OCCUPANCY), profile_at_4096(DRAM_BUSY)
+    kept = [row for row in LADDER_IN_FLIGHT if row[1] in occupancy and row[1] in dram]
+    labels = [label for label, *_ in kept]
+    kib = [THREADS_PER_SM * occupancy[key] / 100 * loads * size / 1024 for _, key, loads, size in kept]
+    fig = Figure(figsize=(8.8, 4.4), layout="constrained")
+    fig.suptitle("Steps 02-10: bytes in flight per SM, and the DRAM throughput they reach",
+                 weight="bold", fontsize=TITLE)
+    left, right = fig.subplots(1, 2, sharey=True, width_ratios=(1.3, 1))
+    bars = left.barh(labels, kib, color=PALETTE[0], edgecolor=INK, linewidth=0.6)
+    left.bar_label(bars, padding=3, fontsize=SMALL, labels=[
+        f"{v:.0f} ({loads} x {size} B, {occupancy[key]:.0f} % occ.)" for v, (_, key, loads, size) in zip(kib, kept,
+                                                                                                        strict=True)])
+    left.set_xlim(0, max(kib) * 1.8)
+    left.set_xlabel("KiB in flight per SM (H200)")
+    left.invert_yaxis()
+    bars = right.barh(labels, [dram[key] for _, key, _, _ in kept], color=PALETTE[2], edgecolor=INK, linewidth=0.6)
+    right.bar_label(bars, fmt="%.0f", padding=3, fontsize=SMALL)
+    right.set_xlim(0, 100)
+    right.set_xlabel("DRAM throughput, % of peak")
+    fig.supxlabel("KiB in flight = 2048 threads x achieved occupancy x loads x bytes a thread issues before its first "
+                  "wait; both at 4096 x 4096, docs/results/h200-profile.csv", fontsize=SMALL, color=MUTED)
+    return fig
+
+
+# ---------------------------------------------------------------- the plots of measured results
+
+RUN = ["step", "rows", "cols", "offset"]     # one run of a step program: a step at a shape
+SHAPE = ["rows", "cols", "offset"]
+LADDER_SHAPES = ((8192, 8192), (32768, 32768))
+GBPS = "GB/s (read + written, 1e9 B/s)"
+STEP_COLOURS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+                "#000000", "#6b6ecf", "#393b79", "#e7969c"]     # none green or red: those are the baselines
+MARKERS = "so^vDph*"
+
+
+def default_kernels(frame):
+    """Each run's default kernel (the first kernel row it printed), where it has a GB/s."""
+    first = frame[frame.role == "kernel"].drop_duplicates(RUN)
+    return first[first.gbps.notna()]
+
+
+def baselines(frame):
+    """(copy bound, cuBLAS) GB/s by shape. Every run times its own: the fastest copy and the
+    library row of each run, the median over the runs at a shape."""
+    copies = frame[(frame.role == "copy") & frame.median_ms.notna()].sort_values("median_ms", kind="stable")
+    library = frame[frame.role == "library"]
+    return tuple(rows.drop_duplicates(RUN).groupby(SHAPE).gbps.median() for rows in (copies, library))
+
+
+def ladder_panel(ax, bars, copy, cublas):
+    """One shape: a bar per step with its GB/s and % of the copy bound, the baselines as lines."""
+    x = list(range(len(bars)))
+    drawn = ax.bar(x, bars.gbps, width=0.6, color="#4c72b0", edgecolor=INK, linewidth=0.5)
+    ax.bar_label(drawn, labels=[f"{g:.0f}\n{p:.0f} %" for g, p in zip(bars.gbps, bars.pct_of_copy, strict=True)],
+                 padding=2, fontsize=SMALL + 1, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    ax.axhline(copy, linestyle="--", linewidth=1.8, color=GOOD,
+               label=f"copy bound (best of memcpy, copy kernel): {copy:.0f} GB/s")
+    if not math.isnan(cublas):
+        ax.axhline(cublas, linewidth=1.8, color=BAD, label=f"cuBLAS cublasSgeam: {cublas:.0f} GB/s")
+    ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
+                  fontsize=SMALL)
+    ax.set_ylim(0, 1.35 * max(bars.gbps.max(), copy))
+    ax.set_ylabel(GBPS)
+    ax.grid(axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    ax.legend(loc="upper left", fontsize=SMALL + 1)
+
+
+def plot_ladder(name, frame):
+    """GB/s of each step's default kernel at the ladder shapes measured, with copy and cuBLAS."""
+    kernels, (copy, cublas) = default_kernels(frame), baselines(frame)
+    panels = []
+    for rows, cols in LADDER_SHAPES:
+        bars = kernels[(kernels.rows == rows) & (kernels.cols == cols) & (kernels.offset == 0)]
+        if len(bars):
+            panels.append(((rows, cols), bars.sort_values("step", kind="stable")))
+    if not panels:
+        return None
+    fig = Figure(figsize=(12, 0.6 + 4.2 * len(panels)), layout="constrained")
+    fig.suptitle(f"Transpose bandwidth on {name}: the default kernel of each step", weight="bold", fontsize=TITLE)
+    for ax, ((rows, cols), bars) in zip(fig.subplots(len(panels), 1, squeeze=False)[:, 0], panels, strict=True):
+        ladder_panel(ax, bars, copy.get((rows, cols, 0), math.nan), cublas.get((rows, cols, 0), math.nan))
+        ax.set_title(f"{rows} x {cols} float32; above each bar: GB/s and % of the copy bound", fontsize=TEXT)
+    return fig
+
+
+def plot_sizes(name, frame):
+    """GB/s of each step's default kernel against the side of a square matrix, with copy and cuBLAS."""
+    kernels, (copy, cublas) = default_kernels(frame), baselines(frame)
+    side = kernels.rows
+    square = kernels[(side == kernels.cols) & (kernels.offset == 0) & (side >= 1024) & (side & (side - 1) == 0)]
+    if not len(square):
+        return None
+    sides = sorted(square.rows.unique())
+    fig = Figure(figsize=(10, 5.6), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(sides, [copy.get((s, s, 0), math.nan) for s in sides], "--", color=GOOD, linewidth=2.5, label="copy bound")
+    ax.plot(sides, [cublas.get((s, s, 0), math.nan) for s in sides], color=BAD, linewidth=2.5,
+            label="cuBLAS cublasSgeam")
+    for n, (step, points) in enumerate(square.sort_values("rows").groupby("step")):
+        ax.plot(points.rows, points.gbps, marker=MARKERS[n % len(MARKERS)], color=STEP_COLOURS[n % len(STEP_COLOURS)],
+                linewidth=1.5, markersize=4, label=f"{step} {points.kernel.iloc[0]}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sides, [str(s) for s in sides])
+    ax.minorticks_off()
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("N (a square N x N float32 matrix)")
+    ax.set_ylabel(GBPS)
+    ax.grid(color="#dddddd")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=SMALL + 1)
+    ax.set_title(f"Transpose bandwidth against matrix size on {name}", weight="bold", fontsize=TITLE)
+    return fig
+
+
+# ---------------------------------------------------------------- drawing everything
+
+FIGURES = {
+    "fig-01-memory-system": fig_01_memory_system,
+    "fig-01-sectors": fig_01_sectors,
+    "fig-02-sectors": fig_02_sectors,
+    "fig-03-readonly": fig_03_readonly,
+    "fig-04-unroll": fig_04_unroll,
+    "fig-05-sectors": fig_05_sectors,
+    "fig-06-banks": fig_06_banks,
+    "fig-07-banks": fig_07_banks,
+    "fig-08-banks": fig_08_banks,
+    "fig-09-banks": fig_09_banks,
+    "fig-10-tile-order": fig_10_tile_order,
+    "fig-11-runs": fig_11_runs,
+    "fig-11-sectors": fig_11_sectors,
+    "fig-12-swizzle": fig_12_swizzle,
+    "fig-ladder-in-flight": fig_ladder_in_flight,
+}
+
+
+def plots():
+    """(file stem, figure or None) of each GPU's ladder and sizes plots."""
+    for gpu in results.gpus().itertuples():
+        frame = results.load(results.path(gpu.slug), "bench")
+        yield f"{gpu.slug}-ladder", plot_ladder(gpu.name, frame)
+        yield f"{gpu.slug}-sizes", plot_sizes(gpu.name, frame)
+
+
+def save(fig, folder, stem, png):
+    """Write fig as folder/stem.svg (and .png); the names written."""
+    names = [f"{stem}.svg"] + ([f"{stem}.png"] if png else [])
+    fig.savefig(folder / names[0], metadata=SVG_METADATA)
+    if png:
+        fig.savefig(folder / names[1], dpi=100, metadata=PNG_METADATA)
+    return names
+
+
+def draw_all(folder):
+    """Draw every figure and plot into folder; the names of the files written."""
+    written = []
+    with matplotlib.rc_context(STYLE):
+        for stem, draw in FIGURES.items():
+            written += save(draw(), folder, stem, png=False)
+        for stem, fig in plots():
+            if fig is not None:
+                written += save(fig, folder, stem, png=True)
+    return written
+
+
+def stale_files():
+    """One line per committed file that differs from a fresh drawing, is missing, or that nothing draws."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        names = draw_all(Path(tmp))
+        for name in names:
+            if not (IMG / name).exists():
+                problems.append(f"docs/img/{name}: missing: python3 -m lab.figures draws it")
+            elif not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False):
+                problems.append(f"docs/img/{name}: out of date: python3 -m lab.figures redraws it")
+    for path in sorted(IMG.glob("fig-*.svg")):
+        if path.name not in names:
+            problems.append(f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there")
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Draw the tutorial's figures and plots into docs/img/.")
+    parser.add_argument("--check", action="store_true",
+                        help="draw into a temporary folder and exit 1 if a committed file differs")
+    args = parser.parse_args(argv)
+    try:
+        if args.check:
+            problems = stale_files()
+            for problem in problems:
+                print(f"figures: {problem}", file=sys.stderr)
+            return 1 if problems else 0
+        for name in draw_all(IMG):
+            print(f"wrote docs/img/{name}")
+    except results.ResultsError as error:
+        print(f"figures: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+# The write-ups' generated tables and numbers.
+#
+#   make docs-tables          render every *.md.j2 into the *.md beside it
+#   make docs-tables-check    fail if a committed *.md differs from what its *.md.j2 renders to
+#
+# The templates are README.md.j2, docs/**/*.md.j2 and exercises/*/README.md.j2; the
+# numbers come from the committed results in docs/results/ (lab/tables.py).
+# `python3 -m lab.docs --check` exits 1 for a stale file and 2 for a template error.
+
+.PHONY: docs-tables docs-tables-check
+
+docs-tables: ## render every *.md.j2 (README, docs/, exercises/) into the .md beside it, from docs/results/
+	@python3 -m lab.docs
+
+docs-tables-check: ## fail if any committed .md differs from what its .md.j2 renders to
+	@python3 -m lab.docs --check
