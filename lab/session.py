@@ -1,6 +1,7 @@
 """Everything that needs the GPU, in one command: what a GPU machine measures and sends back.
 
-    make gpu-session [BATCHES="bench profile"]    or    python3 -m lab.session [BATCH ...] [--rerun 11,12] [--out DIR]
+    make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
+    python3 -m lab.session [BATCH ...] [--rerun 11,12]
 
     test       make test                               -> docs/results/<gpu>-test.log
     bench      the sweep, the timing and narrow studies -> <gpu>.csv, <gpu>-timing.csv, <gpu>-narrow.csv
@@ -11,21 +12,19 @@
 No batch named: all of them, in this order. --rerun 11,12 measures only those
 steps again in bench and profile and keeps the other steps' committed rows:
 use it only when their machine code is unchanged (docs/results/sass-sm_90.csv
-shows it). --out DIR packs docs/results into DIR/results.tgz at the end, and
-also when the session is stopped (SIGTERM), with build/bench, so that a cut
-sweep can go on elsewhere (`make bench RESUME=1`). Every step says how long
-it took. Exit code: 0 when every step passed, else 1 (2 bad command line,
-3 no GPU).
+shows it). A sweep cut short goes on with `make bench RESUME=1`, from the run
+files under build/bench/: a machine that sends back files should pack them
+with docs/results (tar czf OUT/results.tgz docs/results build/bench). Every step
+says how long it took. Exit code: 0 when every step passed, else 1 (2 bad
+command line, 3 no GPU).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import signal
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
@@ -69,34 +68,21 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
     }[batch]
 
 
-def pack(out: Path | None, with_runs: bool) -> None:
-    """docs/results (and the sweep's run files) into out/results.tgz, for a machine that sends files back."""
-    if out is None:
-        return
-    with tarfile.open(out / "results.tgz", "w:gz") as archive:
-        for folder in [schema.RESULTS] + ([machine.ROOT / "build" / "bench"] if with_runs else []):
-            if folder.exists():
-                archive.add(folder, arcname=folder.relative_to(machine.ROOT))
-
-
 def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.session", description=__doc__)
     parser.add_argument("batches", nargs="*", help=f"any of {', '.join(BATCHES)} (default: all, in this order)")
     parser.add_argument("--rerun", default="", help="bench and profile only these steps, e.g. 11,12")
-    parser.add_argument("--out", type=Path, help="pack the results into this folder's results.tgz")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if unknown := [b for b in args.batches if b not in BATCHES]:
         parser.error(f"unknown batch '{unknown[0]}': choose from {', '.join(BATCHES)}")
     name, _ = machine.gpu()
     gpu = results.gpu_slug(name)
-    signal.signal(signal.SIGTERM, lambda *_: (pack(args.out, True), sys.exit(124)))
     passed = [step("build", ["make", f"-j{os.cpu_count()}", "all"])]
     for batch in args.batches or BATCHES:
         if batch == "test":
             passed.append(step("test", ["make", "test"], test_log(gpu, name)))
         else:
             passed += [step(batch, command) for command in commands(batch, gpu, args.rerun.replace(",", " "))]
-    pack(args.out, False)
     return 0 if all(passed) else machine.EXIT_WRONG
 
 
