@@ -19,6 +19,7 @@ is listed); 2 bad command line; 3 no GPU, or a program not built.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -140,7 +141,7 @@ def measure(args) -> int:
     if args.study != "timing":  # the timing study keeps its runs apart: all of write, then all of read
         frame = in_shape_order(frame)
     results.write(frame, path, layout)
-    problems += [f"step{r.step} {r.rows}x{r.cols}+{r.offset} {r.kernel}: check={r.check}"
+    problems += [f"step{r.step} {results.Shape(r.rows, r.cols, r.offset)} {r.kernel}: check={r.check}"
                  for r in results.failures(frame).itertuples()]
     machine.write_env(path.with_name(path.stem + "-env.txt"), {
         "gpu": gpu_name, "driver": machine.driver(), "timing method": timing_line(runs[0], args),
@@ -148,7 +149,7 @@ def measure(args) -> int:
         "programs": ", ".join(shlex.join([f"step{r.step}", *r.options]) for r in runs),
         "shapes": " ".join(dict.fromkeys(r.shapes for r in runs)), "options": shlex.join(args.program_args),
         "took": f"{time.time() - start:.0f} s" + (", keeping the runs that had finished" if args.resume else "")})
-    machine.say(f"bench: wrote {path.relative_to(schema.ROOT)} ({len(frame)} rows)")
+    machine.say(f"bench: wrote {os.path.relpath(path)} ({len(frame)} rows)")
     for r in frame[frame["check"] == "SKIP"].itertuples():
         machine.say(f"bench: skipped (this GPU cannot run it): step{r.step} {r.rows}x{r.cols} {r.kernel}")
     if problems:

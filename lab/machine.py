@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lab import schema
+from lab import results, schema
 
 EXIT_WRONG, EXIT_USAGE, EXIT_ENVIRONMENT = 1, 2, 3
 ROOT = schema.ROOT
@@ -42,12 +42,16 @@ class Parser(argparse.ArgumentParser):
 
 
 def main(command, argv=None) -> int:
-    """Run command(argv); a Stop becomes its one line on stderr and its exit code."""
+    """Run command(argv); a Stop becomes its one line on stderr and its exit code, and so does
+    a results file that cannot be read (exit 1)."""
     try:
         return command(argv)
     except Stop as err:
         print(f"error: {err}", file=sys.stderr)
         return err.code
+    except results.ResultsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_WRONG
 
 
 def gpu() -> tuple[str, int]:

@@ -600,7 +600,7 @@ def write_results(frame, timer, entries, args) -> None:
     fields.update({"command": " ".join(["python3 -m lab.peers", *sys.argv[1:]]),
                    "reps": f"{args.reps}, warmup: {args.warmup}", "timing method": TIMING_METHOD})
     machine.write_env(path.with_name(f"{gpu}-peers-env.txt"), fields)
-    machine.say(f"peers: wrote {path.relative_to(schema.ROOT)}")
+    machine.say(f"peers: wrote {os.path.relpath(path)}")
 
 
 def parse_args(argv):

@@ -33,6 +33,7 @@ profiled nothing; 2 bad command line; 3 no GPU, no ncu, no access to the counter
 from __future__ import annotations
 
 import glob
+import os
 import re
 import subprocess
 import sys
@@ -243,7 +244,7 @@ def run_plan(args, peers: bool) -> int:
         "gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
         "ncu": f"{version[-1] if version else '?'}, clocks not locked (--clock-control none)",
         "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
-    machine.say(f"profile: wrote {path.relative_to(schema.ROOT)}")
+    machine.say(f"profile: wrote {os.path.relpath(path)}")
     return 0
 
 
@@ -336,7 +337,7 @@ def step_command(args) -> int:
     try:
         shape = results.Shape.parse(known.shapes or f"{known.rows or 4096}x{known.cols or 4096}+{known.offset or 0}")
     except ValueError as err:
-        raise Stop(f"{err}: profile one shape at a time", machine.EXIT_USAGE) from None
+        raise Stop(f"bad shape in the program arguments ({err}): profile one shape at a time", 2) from None
     if not Path(args.binary).is_file():
         raise Stop(f"{args.binary} is missing: build it first (make profile STEP={args.step} does)")
     gpu_name = machine.gpu()[0]

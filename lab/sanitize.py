@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 from lab import machine, shapes
@@ -81,7 +80,7 @@ def run(argv=None) -> int:
     parser.add_argument("step", nargs="?", help="the step's number, e.g. 06")
     parser.add_argument("binary", nargs="?", help="the program, e.g. build/step06")
     parser.add_argument("program_args", nargs="...", help="the program's arguments: --shapes, --variant, ...")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     tools = [t for t in args.tools.split(",") if t]
     if unknown := [t for t in tools if t not in TOOLS]:
         parser.error(f"unknown tool '{unknown[0]}': choose from {', '.join(TOOLS)}")

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import collections
 import filecmp
+import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -108,18 +108,18 @@ def run(argv=None) -> int:
     parser.add_argument("--arch", default="sm_90", help="SASS architecture (default %(default)s)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if the committed file is stale")
     parser.add_argument("--build", type=Path, default=Path("build"), help="build folder (default %(default)s)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     target = schema.RESULTS / f"sass-{args.arch}.csv"
     frame = summary(args.build, args.arch)
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             results.write(frame, Path(tmp, "sass.csv"), "sass")
             if not target.is_file() or not filecmp.cmp(target, Path(tmp, "sass.csv"), shallow=False):
-                machine.say(f"{target.relative_to(machine.ROOT)} is out of date: run python3 -m lab.sass")
+                machine.say(f"{os.path.relpath(target)} is out of date: run python3 -m lab.sass")
                 return machine.EXIT_WRONG
         return 0
     results.write(frame, target, "sass")
-    machine.say(f"wrote {target.relative_to(machine.ROOT)} ({len(frame)} rows)")
+    machine.say(f"wrote {os.path.relpath(target)} ({len(frame)} rows)")
     return 0
 
 

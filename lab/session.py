@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -72,7 +71,7 @@ def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.session", description=__doc__)
     parser.add_argument("batches", nargs="*", help=f"any of {', '.join(BATCHES)} (default: all, in this order)")
     parser.add_argument("--rerun", default="", help="bench and profile only these steps, e.g. 11,12")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     if unknown := [b for b in args.batches if b not in BATCHES]:
         parser.error(f"unknown batch '{unknown[0]}': choose from {', '.join(BATCHES)}")
     name, _ = machine.gpu()

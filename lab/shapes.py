@@ -11,7 +11,6 @@ Exit codes: 0 done; 2 bad command line, unknown tag or malformed file.
 
 from __future__ import annotations
 
-
 from lab import machine
 from lab.results import Shape
 
