@@ -276,20 +276,18 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
     return problems
 
 
-def template_calls(root: Path = schema.ROOT):
+def template_calls():
     """(file:line, function, {argument: value}) of every profile() and value(metric=...) call of the write-ups."""
     import jinja2
 
-    environment = jinja2.Environment()
-    for template in sorted(root.glob("**/*.md.j2")):
-        if "build" in template.relative_to(root).parts:
-            continue
-        tree = environment.parse(template.read_text())
-        for call in tree.find_all(jinja2.nodes.Call):
+    from lab import docs  # the templates, as the docs engine finds them
+
+    for template in docs.templates():
+        for call in jinja2.Environment().parse(template.read_text()).find_all(jinja2.nodes.Call):
             name = getattr(call.node, "name", "")
             arguments = {k.key: getattr(k.value, "value", None) for k in call.kwargs}
             if name == "profile" or (name == "value" and "metric" in arguments):
-                yield f"{template.relative_to(root)}:{call.lineno}", name, arguments
+                yield f"{template.relative_to(schema.ROOT)}:{call.lineno}", name, arguments
 
 
 def covers(plan: pd.DataFrame, arguments: dict, step: str, kernel: str | None) -> bool:
@@ -302,11 +300,11 @@ def covers(plan: pd.DataFrame, arguments: dict, step: str, kernel: str | None) -
     return False
 
 
-def plan_covers_templates(plan: pd.DataFrame | None = None, root: Path = schema.ROOT) -> list[str]:
+def plan_covers_templates(plan: pd.DataFrame | None = None) -> list[str]:
     """The write-ups' profile() and value(metric=...) calls whose rows the plan would not produce."""
     plan = read_plan() if plan is None else plan
     problems = []
-    for where, name, arguments in template_calls(root):
+    for where, name, arguments in template_calls():
         shape = arguments.get("shape")
         shown = f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items() if k != 'metrics')})"
         steps = [s for s in str(arguments.get("steps") or arguments.get("step") or "").split(",") if s]

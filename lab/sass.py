@@ -3,8 +3,8 @@
     python3 -m lab.sass [--arch sm_90]            write docs/results/sass-<arch>.csv
     python3 -m lab.sass --check [--arch sm_90]    exit 1 if the committed file differs
 
-For every kernel of every step (build/obj/steps/NN_name/*.cu.o, built through
-make when missing), one row per memory or barrier instruction kind: `kernel`
+For every kernel of every step (build/obj/steps/NN_name/*.cu.o, brought up to
+date by make), one row per memory or barrier instruction kind: `kernel`
 is the demangled name, `instruction` the SASS opcode with its modifiers
 (LDG.E.128, STS, BAR.SYNC.DEFER_BLOCKING, ...), `count` how often it appears in
 the code (not how often it runs). Registers, shared memory and stack come from
@@ -52,12 +52,11 @@ def output(command: list[str], stdin: str | None = None) -> str:
 
 
 def step_objects(build: Path) -> list[tuple[str, Path]]:
-    """(step, object file) of every step source, built through make when missing."""
+    """(step, object file) of every step source, brought up to date by make (a stale object would
+    describe code that is no longer there)."""
     pairs = [(source.parent.name[:2], build / "obj" / source.relative_to(machine.ROOT).with_suffix(".cu.o"))
              for source in sorted((machine.ROOT / "steps").glob("[0-9][0-9]_*/*.cu"))]
-    missing = [str(obj) for _, obj in pairs if not (machine.ROOT / obj).is_file()]
-    if missing:
-        output(["make", "-s", "-C", str(machine.ROOT), f"BUILD={build}", *missing])
+    output(["make", "-s", "-C", str(machine.ROOT), f"BUILD={build}", *(str(obj) for _, obj in pairs)])
     return pairs
 
 
