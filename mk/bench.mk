@@ -1,37 +1,34 @@
-# Benchmark sweep, plots and the generated tables.
+# Measuring the steps (python3 -m lab.bench; --help there says more).
 #
 #   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05"] [BENCH_ARGS="--reps 50"]
-#   make bench RESUME=1        go on with a sweep that was cut short
-#   make plot tables [GPU=h200]
-#   make narrow-study [GPU=h200]   step 12's rule on matrices narrower than a tile
+#   make bench RESUME=1         go on with a sweep that was cut short
+#   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
+#   make narrow-study           step 12's rule on matrices narrower than a tile
+#   make timing-study           the old (write) and new (read) L2 flush
+#   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
+#                               everything that needs the GPU (python3 -m lab.session)
 #
-# GPU names the result files: docs/results/<gpu>.csv and friends.  bench
-# defaults to the GPU that nvidia-smi sees ("NVIDIA H200" -> h200); plot and
-# tables, which need no GPU, default to h200.  SHAPES defaults to the shapes
-# tagged `bench` in tests/shapes.txt, STEPS to every steps/NN_*/ directory.
-# Every tool reads the CSVs by column name through tools/results.py.
-# (make peers, the comparison with other libraries, is in mk/peers.mk.)
+# GPU names the result files, docs/results/<gpu>.csv and friends (default: from
+# the GPU's name, "NVIDIA H200" -> h200). SHAPES defaults to the shapes tagged
+# `bench` in tests/shapes.txt, STEPS to every steps/NN_*/ directory.
 
 bench_comma := ,
-# Steps to build and run: all of them unless STEPS names some.
-BENCH_STEPS  = $(if $(STEPS),$(subst $(bench_comma), ,$(STEPS)),$(STEP_NUMS))
+# The steps to build: those STEPS or RERUN name, else all of them.
+BENCH_STEPS = $(or $(subst $(bench_comma), ,$(STEPS) $(RERUN)),$(STEP_NUMS))
+bench_gpu   = $(if $(GPU),--gpu '$(GPU)')
 
-.PHONY: bench plot tables tables-check narrow-study
+.PHONY: bench narrow-study timing-study gpu-session
 
 bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
-	@BUILD='$(BUILD)' GPU='$(GPU)' SHAPES='$(SHAPES)' STEPS='$(STEPS)' BENCH_ARGS='$(BENCH_ARGS)' RESUME='$(RESUME)' \
-	  BENCH_COMMAND='make bench' bash tools/bench.sh
+	@python3 -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
+	    $(if $(STEPS),--steps '$(STEPS)') $(if $(RERUN),--rerun '$(RERUN)') \
+	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
 
 narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and step 12's answer on matrices of 2-63 columns -> docs/results/<gpu>-narrow.csv
-	@BUILD='$(BUILD)' GPU='$(GPU)' NARROW_COMMAND='make narrow-study' bash tools/narrow_study.sh
+	@python3 -m lab.bench --study narrow --build '$(BUILD)' $(bench_gpu)
 
-plot: ## draw docs/img/<gpu>-ladder and <gpu>-sizes (.svg, .png) from docs/results/<gpu>.csv (needs gnuplot)
-	@GPU='$(GPU)' bash tools/plot.sh
+timing-study: $(BUILD)/step$(lastword $(STEP_NUMS)) ## time the last step with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
+	@python3 -m lab.bench --study timing --build '$(BUILD)' $(bench_gpu)
 
-tables: ## fill the generated blocks in README.md, docs/ and exercises/*/README.md, and steps/12_tma/answer_tuning.h, from the committed results
-	@python3 tools/answer_tuning.py
-	@python3 tools/render_tables.py $(if $(GPU),--gpu $(GPU))
-
-tables-check: ## fail if any generated block in README.md, docs/ or exercises/, or steps/12_tma/answer_tuning.h, is out of date
-	@python3 tools/answer_tuning.py --check
-	@python3 tools/render_tables.py --check $(if $(GPU),--gpu $(GPU))
+gpu-session: ## everything that needs the GPU: test, bench, profile, peers, reference timings -> docs/results/
+	@python3 -m lab.session $(BATCHES) $(if $(RERUN),--rerun '$(RERUN)')

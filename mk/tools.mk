@@ -1,26 +1,37 @@
-# Looking inside the kernels: Nsight Compute counters and compute-sanitizer.
+# Looking inside the kernels: Nsight Compute counters, compute-sanitizer, the SASS summary.
 #
-#   make profile  STEP=06 [ARGS="--rows 4096 --cols 4096 --variant shared_32x8"]
+#   make profile  STEP=06 [ARGS="--shapes 4096x4096 --variant shared_32x8"]
+#   PROFILE_CUBLAS=1 make profile STEP=04       the copy kernel and cuBLAS beside the step's kernels
+#   PROFILE_CSV=file.csv make profile STEP=06   also add the rows to a profile CSV
+#   make profile-plan [STEPS="11 12"]           every step row of lab/profile_plan.csv -> docs/results/<gpu>-profile.csv
 #   make sanitize STEP=06 [ARGS="--shapes 67x131,5x1000+1"]
+#   make sass                                   docs/results/sass-sm_90.csv (no GPU needed)
 #
-# Both build the step first; an unknown STEP stops them with one line that
-# lists the steps found (need_step, in the Makefile).  Both need a GPU and a
-# tool from the CUDA toolkit; without them they print one line and stop
-# (tools/*.sh exit 3, which make reports as "Error 3").  tools/profile.sh
-# and tools/sanitize.sh describe the runs, the environment variables
-# (PROFILE_CSV, PROFILE_CUBLAS, SANITIZE_TOOLS, ...) and the exit codes;
-# make sanitize runs the shapes tagged `sanitize` in tests/shapes.txt.
+# profile and sanitize build the step first; an unknown STEP stops them with
+# one line that lists the steps found (need_step, in the Makefile). Both need
+# a GPU and a tool of the CUDA toolkit; without them they print one line and
+# stop (exit 3, which make reports as "Error 3": scripts should call
+# python3 -m lab.profile / lab.sanitize, whose --help describes the runs).
 
-.PHONY: profile sanitize
+.PHONY: profile profile-plan sanitize sass
 
-profile: ## Nsight Compute counters of one step's kernels: make profile STEP=06 [ARGS="--rows 4096 --cols 4096"]
+profile: ## Nsight Compute counters of one step's kernels: make profile STEP=06 [ARGS="--shapes 4096x4096"]
 	@$(call need_step,profile)
-	@bash tools/profile.sh --check-env
+	@python3 -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@bash tools/profile.sh $(STEP) $(BUILD)/step$(STEP) $(ARGS)
+	@python3 -m lab.profile step $(if $(filter-out 0,$(PROFILE_CUBLAS)),--baselines) \
+	    $(if $(PROFILE_CSV),--csv '$(PROFILE_CSV)') $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
-sanitize: ## compute-sanitizer memcheck, racecheck, synccheck on one step: make sanitize STEP=06 [ARGS=...]
+profile-plan: ## Nsight Compute over lab/profile_plan.csv -> docs/results/<gpu>-profile.csv [STEPS="11 12" keeps the others' rows]
+	@python3 -m lab.profile check-env
+	@$(MAKE) --no-print-directory $(if $(STEPS),$(addprefix $(BUILD)/step,$(STEPS)),$(STEP_BINS))
+	@python3 -m lab.profile plan --build '$(BUILD)' $(if $(GPU),--gpu '$(GPU)') $(if $(STEPS),--steps '$(STEPS)')
+
+sanitize: ## compute-sanitizer memcheck, racecheck, synccheck, initcheck on one step: make sanitize STEP=06 [ARGS=...]
 	@$(call need_step,sanitize)
-	@bash tools/sanitize.sh --check-env
+	@python3 -m lab.sanitize --check-env
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@bash tools/sanitize.sh $(STEP) $(BUILD)/step$(STEP) $(ARGS)
+	@python3 -m lab.sanitize $(STEP) $(BUILD)/step$(STEP) $(ARGS)
+
+sass: ## count each step kernel's memory and barrier instructions in its sm_90 code -> docs/results/sass-sm_90.csv
+	@python3 -m lab.sass --build '$(BUILD)'

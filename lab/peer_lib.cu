@@ -1,7 +1,7 @@
 /**
  * @file peer_lib.cu
  * @brief The tutorial's last step as a shared library, so that
- *        tools/peers.py can time it beside PyTorch, CuPy, Triton and JAX
+ *        lab/peers.py can time it beside PyTorch, CuPy, Triton and JAX
  *        in one Python process, on the same tensors and the same stream.
  *
  * `make peers` (mk/peers.mk) compiles the last step's source with

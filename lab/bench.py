@@ -1,0 +1,199 @@
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and two studies.
+
+    python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
+    python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
+    python3 -m lab.bench --resume              go on with a sweep that was cut short
+    python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
+    python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
+    python3 -m lab.bench --study timing        the old (write) and new (read) L2 flush -> <gpu>-timing.csv
+
+Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
+stderr and exit code are kept under build/bench/<gpu>-<study>/, so that --resume
+keeps the runs that finished. The rows are merged in shape order, then step
+order, into the CSV; <file>-env.txt beside it says what ran, where and when.
+
+Exit codes: 0 every check PASS (or SKIP: a kernel this GPU cannot run); 1 a run
+failed or a check was not PASS (the CSV is still written, and what went wrong
+is listed); 2 bad command line; 3 no GPU, or a program not built.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from lab import machine, results, schema, shapes
+
+# About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide. Step 12's
+# answer runs step 09's launch or step 11's chunk kernel there: the study times all three.
+NARROW_SHAPES = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
+                 "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
+NARROW_RUNS = (("09", "vec4"), ("11", "chunks"), ("12", "answer"))
+# One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
+TIMING_SHAPES = "2048x2048,16384x16384"
+FLUSHES = ("write", "read")  # the old method first
+
+
+@dataclass
+class Run:
+    """One run of a step program: its file name under the run folder, and what it is given."""
+
+    name: str
+    step: str
+    shapes: str
+    options: tuple[str, ...] = ()  # --variant or --flush
+    flush: str = ""  # the timing study's extra column
+
+    def command(self, args) -> list[str]:
+        return [str(machine.program(args.build, self.step)), "--shapes", self.shapes, *self.options, "--csv",
+                *args.program_args]
+
+
+def planned_runs(args) -> list[Run]:
+    if args.study == "narrow":
+        return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
+    if args.study == "timing":
+        last = machine.steps()[-1]
+        return [Run(f"flush-{f}", last, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
+    return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
+
+
+def exit_code(folder: Path, run: Run) -> str:
+    """The exit code a run left in folder/NAME.rc, or 'missing'."""
+    rc_file = folder / f"{run.name}.rc"
+    return rc_file.read_text().strip() if rc_file.is_file() else "missing"
+
+
+def execute(run: Run, folder: Path, args) -> None:
+    """Run one program into folder/NAME.{csv,err,rc}, unless --resume and it finished before."""
+    if args.resume and exit_code(folder, run) == "0":
+        machine.say(f"bench: {run.name}: kept from an earlier run (--resume)")
+        return
+    command = run.command(args)
+    machine.say("bench: " + shlex.join(command))
+    with open(folder / f"{run.name}.csv", "w") as out, open(folder / f"{run.name}.err", "w") as err:
+        rc = subprocess.run(command, stdout=out, stderr=err).returncode
+    (folder / f"{run.name}.rc").write_text(f"{rc}\n")
+    if rc:
+        lines = (folder / f"{run.name}.err").read_text().splitlines()[-20:]
+        machine.say("\n".join("    " + line for line in lines))
+
+
+def collect(runs: list[Run], folder: Path, layout: str) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of every run, and one line per run that failed or printed an unreadable CSV."""
+    frames, problems = [], []
+    for run in runs:
+        csv, rc = folder / f"{run.name}.csv", exit_code(folder, run)
+        if rc != "0":
+            problems.append(f"step{run.step} ({run.name}): exit code {rc}")
+        if csv.is_file() and csv.stat().st_size:
+            try:
+                frames.append(results.load(csv, "bench").assign(flush=run.flush))
+            except results.ResultsError as err:
+                problems.append(f"left out: {err}")
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(schema.LAYOUTS[layout]))
+    return frame, problems
+
+
+def in_shape_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by shape (in the order shapes first appear), then by step, each run's own order kept,
+    so that a sweep reads the same however its runs were split."""
+    shape = frame["rows"].astype(str) + "x" + frame["cols"].astype(str) + "+" + frame["offset"].astype(str)
+    first_seen = {key: i for i, key in enumerate(dict.fromkeys(shape))}
+    key = shape.map(first_seen) * 100 + frame["step"].astype(int)
+    return frame.iloc[key.argsort(kind="stable").to_numpy()]
+
+
+def timing_line(run: Run, args) -> str:
+    """The timing method in the program's own words: the `Timing` line of one tiny run."""
+    command = [str(machine.program(args.build, run.step)), "--shapes", "1x1", *run.options, *args.program_args]
+    out = subprocess.run(command, capture_output=True, text=True).stdout
+    found = re.search(r"^Timing\s+(.*)$", out, re.MULTILINE)
+    return found.group(1) if found else "unknown (the program printed no Timing line)"
+
+
+def measure(args) -> int:
+    gpu_name, _ = machine.gpu()
+    gpu = args.gpu or results.gpu_slug(gpu_name)
+    kind = "bench" if args.study == "sweep" else args.study
+    layout = "timing" if args.study == "timing" else "bench"
+    folder = args.build / "bench" / f"{gpu}-{args.study}"
+    folder.mkdir(parents=True, exist_ok=True)
+    runs, start, path = planned_runs(args), time.time(), results.path(gpu, kind)
+    for run in runs:  # every program is there before the first runs
+        run.command(args)
+    if args.rerun and not path.is_file():
+        raise machine.Stop(f"--rerun keeps the other steps' rows of {path}, which does not exist", 2)
+    for run in runs:
+        execute(run, folder, args)
+    frame, problems = collect(runs, folder, layout)
+    if args.rerun:  # the committed rows of the steps not measured again
+        kept = results.load(path, "bench")
+        frame = pd.concat([kept[~kept["step"].isin(args.steps)], frame], ignore_index=True)
+    if args.study != "timing":  # the timing study keeps its runs apart: all of write, then all of read
+        frame = in_shape_order(frame)
+    results.write(frame, path, layout)
+    problems += [f"step{r.step} {results.Shape(r.rows, r.cols, r.offset)} {r.kernel}: check={r.check}"
+                 for r in results.failures(frame).itertuples()]
+    machine.write_env(path.with_name(path.stem + "-env.txt"), {
+        "gpu": gpu_name, "driver": machine.driver(), "timing method": timing_line(runs[0], args),
+        "command": shlex.join(["python3", "-m", "lab.bench", *args.argv]),
+        "programs": ", ".join(shlex.join([f"step{r.step}", *r.options]) for r in runs),
+        "shapes": " ".join(dict.fromkeys(r.shapes for r in runs)), "options": shlex.join(args.program_args),
+        "took": f"{time.time() - start:.0f} s" + (", keeping the runs that had finished" if args.resume else "")})
+    machine.say(f"bench: wrote {os.path.relpath(path)} ({len(frame)} rows)")
+    for r in frame[frame["check"] == "SKIP"].itertuples():
+        machine.say(f"bench: skipped (this GPU cannot run it): step{r.step} {r.rows}x{r.cols} {r.kernel}")
+    if problems:
+        machine.say(f"bench: FAILED: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+        return machine.EXIT_WRONG
+    machine.say("bench: every check PASS")
+    return 0
+
+
+def parse_args(argv):
+    parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
+    parser.add_argument("--study", choices=("sweep", "narrow", "timing"), default="sweep",
+                        help="the shape sweep (default), or one of the two studies")
+    parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
+    parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
+    parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")
+    parser.add_argument("--resume", action="store_true", help="keep the runs of an earlier sweep that finished")
+    parser.add_argument("--rerun", help="sweep: measure these steps, keep the other steps' committed rows")
+    parser.add_argument("--program-args", default="", help="more options for the programs, e.g. --reps 50 "
+                        "(the timing study: --reps 100 unless given)")
+    parser.add_argument("--build", type=Path, default=Path("build"), help="where the programs are (default build)")
+    args = parser.parse_args(argv)
+    args.argv = argv
+    if args.study != "sweep" and (args.shapes or args.steps or args.rerun):
+        parser.error(f"--shapes, --steps and --rerun are for the sweep, not --study {args.study}")
+    if args.steps and args.rerun:
+        parser.error("--rerun names the steps to measure: leave out --steps")
+    steps = re.split(r"[,\s]+", (args.rerun or args.steps or "").strip())
+    args.steps = [s.zfill(2) for s in steps if s] or machine.steps()
+    if bad := [s for s in args.steps if s not in machine.steps()]:
+        parser.error(f"no step '{bad[0]}': the steps are {' '.join(machine.steps())}")
+    args.shapes = [s for s in re.split(r"[,\s]+", args.shapes.strip()) if s] if args.shapes else shapes.tagged("bench")
+    for shape in args.shapes:
+        try:
+            results.Shape.parse(shape)
+        except ValueError as err:
+            parser.error(f"{err} in --shapes")
+    args.program_args = shlex.split(args.program_args or ("--reps 100" if args.study == "timing" else ""))
+    return args
+
+
+def run(argv=None) -> int:
+    return measure(parse_args(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(machine.main(run))

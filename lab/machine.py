@@ -1,0 +1,137 @@
+"""What the measuring commands share: exit codes, the GPU, the CUDA tools, the steps.
+
+Every command stops with one line on stderr and an exit code a script can act
+on: 1 a wrong result or a failed run, 2 a bad command line (argparse's own),
+3 this machine cannot do the job (no GPU, no ncu, a program not built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from lab import results, schema
+
+EXIT_WRONG, EXIT_USAGE, EXIT_ENVIRONMENT = 1, 2, 3
+ROOT = schema.ROOT
+
+
+class Stop(Exception):
+    """Stop the command: main() prints the message as one line and exits with code."""
+
+    def __init__(self, message: str, code: int = EXIT_ENVIRONMENT):
+        super().__init__(message)
+        self.code = code
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a bad command line answered by one line (not the usage) and exit 2,
+    and --help showing the module's manual (its docstring, as written)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def main(command, argv=None) -> int:
+    """Run command(argv); a Stop becomes its one line on stderr and its exit code, and so does
+    a results file that cannot be read (exit 1)."""
+    try:
+        return command(argv)
+    except Stop as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.code
+    except results.ResultsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_WRONG
+
+
+def gpu() -> tuple[str, int]:
+    """(name, compute capability as 10 * major + minor) of the first GPU CUDA can use, or Stop (exit 3).
+
+    Asked of the driver, not of nvidia-smi, so that CUDA_VISIBLE_DEVICES is obeyed:
+    a GPU the programs cannot use is no GPU here.
+    """
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError as err:
+        raise Stop("no NVIDIA driver here (libcuda.so.1 cannot be loaded): this needs a GPU") from err
+    count, device, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+        hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+        why = f" (CUDA_VISIBLE_DEVICES={hidden!r})" if hidden is not None else ""
+        raise Stop(f"CUDA sees no GPU{why}: this needs a GPU")
+    name = ctypes.create_string_buffer(256)
+    cuda.cuDeviceGet(ctypes.byref(device), 0)
+    cuda.cuDeviceGetName(name, len(name), device)
+    cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, device)  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, device)  # ..._MINOR
+    return name.value.decode(), 10 * major.value + minor.value
+
+
+def driver() -> str:
+    """"580.159.04 (CUDA 13.0)": the driver as nvidia-smi and libcuda name it; '' parts if absent."""
+    text = ""
+    try:
+        text = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=60).stdout.split("\n")[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        version = ctypes.c_int()
+        ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(version))
+        text += f" (CUDA {version.value // 1000}.{version.value % 1000 // 10})"
+    except OSError:
+        pass
+    return text.strip()
+
+
+def find_tool(name: str, override: str, *more: str) -> str:
+    """The path of a CUDA tool, or Stop (exit 3).
+
+    The environment variable `override` (NCU, COMPUTE_SANITIZER, ...) names it
+    outright; else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin and `more`.
+    """
+    if os.environ.get(override):
+        found = shutil.which(os.environ[override])
+        if found is None:
+            raise Stop(f"{override}={os.environ[override]} is not a program")
+        return found
+    places = [Path(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", name),
+              Path("/usr/local/cuda/bin", name), *map(Path, more)]
+    found = shutil.which(name) or next((str(p) for p in places if os.access(p, os.X_OK)), None)
+    if found is None:
+        raise Stop(f"{name} not found: it comes with the CUDA toolkit; put it on PATH or set {override}=")
+    return found
+
+
+def steps() -> list[str]:
+    """The step numbers, from the steps/NN_name/ folders: ["01", ..., "12"]."""
+    return sorted(p.name[:2] for p in (ROOT / "steps").glob("[0-9][0-9]_*") if p.is_dir())
+
+
+def program(build: Path, step: str) -> Path:
+    """build/stepNN, or Stop (exit 3) when it was not built."""
+    path = build / f"step{step}"
+    if not os.access(path, os.X_OK):
+        raise Stop(f"{path} is missing: run 'make step{step}'")
+    return path
+
+
+def write_env(path: Path, fields: dict) -> None:
+    """A `key: value` file beside a results CSV: what ran, where and when."""
+    fields = {"date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), **fields}
+    path.write_text("".join(f"{key}: {value}\n" for key, value in fields.items()))
+
+
+def say(message: str) -> None:
+    """Progress, on stderr, so that stdout stays the command's result."""
+    print(message, file=sys.stderr, flush=True)

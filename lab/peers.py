@@ -1,0 +1,674 @@
+"""Time the tutorial's last step beside other libraries' transposes: docs/results/<gpu>-peers.csv.
+
+    make peers    or    python3 -m lab.peers [--gpu h200] [--shapes 8192x8192] [--reps 20]
+    python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192    (for make peers-profile)
+
+In one process, on one input x (rows x cols, float32, random normal) and one
+output y: the copy bound (y.copy_(x), the denominator of "% of copy"), the
+tutorial's last step (build/peers/libtutorial.so, from lab/peer_lib.cu), cuBLAS
+(cublasSgeam through CuPy), PyTorch (y.copy_(x.t()), eager and through
+torch.compile), a tiled Triton kernel at its best block shape
+(lab/peer_triton.py), JAX (jax.jit(lambda x: x.T)), CuPy (cp.copyto(y, x.T))
+and, if installed, cuTENSOR (cutensorPermute). A peer whose library is missing
+is skipped: a line `skip: <peer>: <why>` and a row whose check is SKIP. Each
+peer is checked bit for bit against numpy's transpose, on an output poisoned
+with NaN, before it is timed.
+
+Timing follows the C harness (docs/timing.md), on PyTorch's current stream,
+which the other libraries are handed too: per run, poison y, flush L2 by
+reading 4 x its size, event, op, event. The runs are enqueued in batches of 32
+behind a GPU-side sleep that covers the enqueuing, so the host's launch
+overhead never falls in a timed window. JAX runs on a stream of its own: the
+host clock times batches of 16 (flush; op) less batches of 16 flushes, as the
+`method` column says. --once runs each op once inside an NVTX range `once`,
+for Nsight Compute, and writes nothing.
+
+gbps = 2 x rows x cols x 4 bytes / median, in 1e9 B/s; pct_of_copy = copy
+median / median x 100; vs_tutorial = tutorial median / median. Exit codes:
+0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch,
+numpy or GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+import warnings
+
+import pandas as pd
+
+from lab import machine, results, schema
+
+DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libtutorial.so"
+# The shapes of the tutorial's bar (README.md).
+DEFAULT_SHAPES = "8192x8192,32768x32768,4096x4096,12800x1280,1280x12800,10007x7919,16385x16383,1x67108864"
+FLUSH_FACTOR = 4  # the L2 flush reads FLUSH_FACTOR x the L2 size
+POISON_BYTE = 0xFF  # every float of y becomes 0xFFFFFFFF, a NaN no input holds
+BATCH = 32  # timed runs enqueued behind one hold
+HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
+HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
+JAX_BATCH = 16  # calls per host-timed JAX batch
+METHOD_EVENTS = "cuda events on the shared stream"
+METHOD_JAX = f"host clock on JAX's stream: batches of {JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes"
+TIMING_METHOD = (f"per run: poison y; flush L2 by reading {FLUSH_FACTOR}x its size; event; op; event; runs enqueued "
+                 f"in batches of {BATCH} behind torch.cuda._sleep sized to cover the host's enqueuing; median and "
+                 f"min; clocks left alone; JAX: {METHOD_JAX}")
+
+
+class Unavailable(Exception):
+    """A peer cannot run here; the message says why."""
+
+
+def first_line(err: Exception) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+def dotted(version: int) -> str:
+    """cuBLAS's and cuTENSOR's 10000 * major + 100 * minor + patch -> "13.1.0"."""
+    return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
+
+
+class Timer:
+    """What every peer shares: the stream, poison, the L2 flush, the hold, the events."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.stream = torch.cuda.Stream()
+        torch.cuda.set_stream(self.stream)  # PyTorch, Triton and torch.compile use it
+        props = torch.cuda.get_device_properties(0)
+        self.gpu_name, self.sm_count, self.l2_bytes = props.name, props.multi_processor_count, props.L2_cache_size
+        self.capability = 10 * props.major + props.minor
+        self.flush_buffer = torch.zeros(FLUSH_FACTOR * self.l2_bytes // 4, dtype=torch.float32, device="cuda")
+        self.flush_sink = torch.zeros((), dtype=torch.float32, device="cuda")
+        self.events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                       for _ in range(BATCH)]
+        self.hold_done = torch.cuda.Event()
+        self.sleep_cycles_per_ms = self.measure_sleep_rate()
+
+    def poison(self, y):
+        y.view(-1).view(self.torch.uint8).fill_(POISON_BYTE)
+
+    def flush(self):
+        """Evict the matrices from L2 by reading a buffer 4x its size: reading leaves only
+        clean lines, so nothing is written back inside the next timed window."""
+        self.torch.sum(self.flush_buffer, dim=0, out=self.flush_sink)
+
+    def measure_sleep_rate(self) -> float:
+        """Clock cycles torch.cuda._sleep() spins per millisecond (the fastest of 3: the first wakes the clocks)."""
+        start, stop = self.events[0]
+        rates = []
+        for _ in range(3):
+            start.record()
+            self.torch.cuda._sleep(20_000_000)
+            stop.record()
+            stop.synchronize()
+            rates.append(20_000_000 / start.elapsed_time(stop))
+        return max(rates)
+
+    def enqueue_run(self, run, y, events):
+        self.poison(y)
+        self.flush()
+        events[0].record()
+        run()
+        events[1].record()
+
+    def time_events(self, run, y, warmup: int, reps: int) -> tuple[list[float], str]:
+        """Milliseconds of reps runs, and a note for the method column ('' when every batch was held).
+
+        The warm-up also measures how long the host takes to enqueue one run;
+        the hold before each batch lasts twice that per run."""
+        start = time.perf_counter()
+        for _ in range(warmup):
+            self.enqueue_run(run, y, self.events[0])
+        host_ms = 1000 * (time.perf_counter() - start) / warmup if warmup else 1.0
+        self.stream.synchronize()
+        times, note = [], ""
+        while len(times) < reps:
+            count = min(BATCH, reps - len(times))
+            for attempt in range(HOLD_RETRIES + 1):
+                self.torch.cuda._sleep(int(max(HOLD_MIN_MS, 2 * count * host_ms) * self.sleep_cycles_per_ms))
+                self.hold_done.record()
+                start = time.perf_counter()
+                for i in range(count):
+                    self.enqueue_run(run, y, self.events[i])
+                enqueue_ms = 1000 * (time.perf_counter() - start)
+                held = not self.hold_done.query()  # still sleeping: the GPU never waited for the host
+                self.stream.synchronize()
+                if held:
+                    break
+                host_ms = 2 * enqueue_ms / count
+                if attempt == HOLD_RETRIES:
+                    note = "; some batches not held (host slower than the GPU)"
+            times += [a.elapsed_time(b) for a, b in self.events[:count]]
+        return times, note
+
+    def count_wrong(self, got, want) -> int:
+        """Elements whose bits differ (0: a bit-exact match)."""
+        i32 = self.torch.int32
+        return int((got.reshape(-1).view(i32) != want.reshape(-1).view(i32)).sum().item())
+
+
+class Case:
+    """One shape: x on the GPU, the output y, and numpy's transpose of x (want; None for --once)."""
+
+    def __init__(self, torch, rows: int, cols: int, seed: int, reference: bool = True):
+        import numpy as np
+
+        self.rows, self.cols = rows, cols
+        host = np.random.default_rng(seed).standard_normal((rows, cols), dtype=np.float32)
+        self.x = torch.from_numpy(host).to("cuda")
+        self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda") if reference else None
+        self.y = torch.empty((cols, rows), dtype=torch.float32, device="cuda")
+
+
+class Peer:
+    """key (what --peers takes), name, role and op for the CSV. __init__ imports the library and
+    sets version, or raises Unavailable; make(case) returns a function of no arguments that enqueues
+    the op once, x -> y, on the shared stream. Adding a peer is one class and one entry in PEERS."""
+
+    key = name = op = ""
+    role = "peer"
+    method = METHOD_EVENTS
+    profilable = True  # whether Nsight Compute can see its kernels from the NVTX range of --once
+
+    def __init__(self, timer: Timer):
+        self.timer = timer
+        self.version = ""
+
+    def make(self, case: Case):
+        raise NotImplementedError
+
+    def expected(self, case: Case):
+        """(where the op writes, what must be there)."""
+        return case.y, case.want
+
+    def check(self, case: Case, run) -> int:
+        out, want = self.expected(case)
+        self.timer.poison(out)
+        run()
+        self.timer.stream.synchronize()
+        return self.timer.count_wrong(out, want)
+
+    def time(self, case: Case, run, warmup: int, reps: int) -> tuple[list[float], str]:
+        times, note = self.timer.time_events(run, self.expected(case)[0], warmup, reps)
+        return times, self.method + note
+
+    def release(self):
+        """Free what make() created for the last shape."""
+
+
+class CopyBound(Peer):
+    """The same bytes copied device to device: a memcpy, with no kernel to profile."""
+
+    key, name, role, op, profilable = "copy", "torch", "copy", "y.copy_(x)", False
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        self.version = timer.torch.__version__.split("+")[0]
+
+    def expected(self, case):
+        return case.y.view(case.x.shape), case.x
+
+    def make(self, case):
+        y, x = case.y.view(case.x.shape), case.x
+        return lambda: y.copy_(x)
+
+
+class Tutorial(Peer):
+    """The last step's default kernel, from build/peers/libtutorial.so."""
+
+    key, name, role = "tutorial", "tutorial", "tutorial"
+    lib_path = DEFAULT_LIB  # run() sets it from --lib
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        if not os.path.exists(self.lib_path):
+            raise Unavailable(f"{self.lib_path} not found: run 'make peers', which builds it first")
+        lib = self.lib = ctypes.CDLL(str(self.lib_path))
+        for function in (lib.tutorial_step_number, lib.tutorial_kernel_name, lib.tutorial_launch_error):
+            function.restype = ctypes.c_char_p
+        lib.tutorial_transpose.restype = ctypes.c_size_t
+        lib.tutorial_transpose.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_size_t] * 2 + [ctypes.c_void_p]
+        self.version = "step " + lib.tutorial_step_number().decode()
+        self.op = lib.tutorial_kernel_name().decode()
+        if timer.capability < lib.tutorial_min_cc():
+            raise Unavailable(f"{self.op} needs compute capability {lib.tutorial_min_cc() / 10:.1f}, "
+                              f"this GPU is {timer.capability / 10:.1f}")
+        lib.tutorial_setup()  # the step's one-time setup, never inside a timed run
+
+    def make(self, case):
+        args = (case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols, self.timer.stream.cuda_stream)
+        return lambda: self.lib.tutorial_transpose(*args)
+
+    def check(self, case, run):
+        wrong = super().check(case, run)
+        error = self.lib.tutorial_launch_error()
+        if error:
+            raise RuntimeError("the launch failed: " + error.decode())
+        return wrong
+
+
+def import_cupy(timer: Timer):
+    """CuPy, with PyTorch's stream made its current stream."""
+    try:
+        import cupy
+    except ImportError as err:
+        raise Unavailable(f"CuPy is not installed ({first_line(err)})") from err
+    try:
+        if hasattr(timer.stream, "__cuda_stream__"):  # the CUDA stream protocol (CuPy 14)
+            cupy.cuda.Stream.from_external(timer.stream).use()
+        else:
+            with warnings.catch_warnings():  # deprecated since CuPy 14, and still works
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                cupy.cuda.ExternalStream(timer.stream.cuda_stream).use()
+    except Exception as err:  # e.g. a CuPy built for another CUDA
+        raise Unavailable(f"CuPy cannot use the GPU: {first_line(err)}") from err
+    return cupy
+
+
+class CublasGeam(Peer):
+    """cuBLAS's transpose, the bar of every step program, called through CuPy."""
+
+    key, name, op = "cublas", "cublas", "cublasSgeam C = 1 * A^T + 0 * C (cupy.cublas.geam)"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        self.cp = import_cupy(timer)
+        try:
+            import cupy.cublas
+            from cupy_backends.cuda.libs import cublas
+
+            self.version = dotted(cublas.getVersion(self.cp.cuda.device.get_cublas_handle()))
+        except Exception as err:  # CuPy without its cuBLAS module, or no libcublas
+            raise Unavailable(f"cuBLAS through CuPy: {first_line(err)}") from err
+        self.geam = cupy.cublas.geam
+
+    def make(self, case):
+        x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
+        # With beta = 0 cuBLAS does not read B: y as B (and C) is the harness's in-place form too.
+        return lambda: self.geam("T", "N", 1.0, x, 0.0, y, out=y)
+
+
+class TorchEager(Peer):
+    """What a PyTorch user writes: copy a transposed view into y."""
+
+    key, name, op = "torch", "torch", "y.copy_(x.t())"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        self.version = timer.torch.__version__.split("+")[0]
+
+    def make(self, case):
+        x, y = case.x, case.y
+        return lambda: y.copy_(x.t())
+
+
+def copy_transposed(x, y):
+    """What torch.compile compiles: the eager peer's expression."""
+    return y.copy_(x.t())
+
+
+class TorchCompile(Peer):
+    """The same expression through torch.compile, which writes a Triton kernel."""
+
+    key, name = "torch.compile", "torch.compile"
+    op = "torch.compile(y.copy_(x.t())), dynamic=False (a Triton kernel)"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        if importlib.util.find_spec("triton") is None:
+            raise Unavailable("torch.compile needs Triton on a GPU, and Triton is not installed")
+        import triton
+
+        self.version = f"{timer.torch.__version__.split('+')[0]} (triton {triton.__version__})"
+
+    def make(self, case):
+        torch = self.timer.torch
+        torch._dynamo.reset()  # a fresh compile specialised to this shape
+        compiled = torch.compile(copy_transposed, dynamic=False)
+        compiled(case.x, case.y)  # compile now, outside every check and timing
+        self.timer.stream.synchronize()
+        x, y = case.x, case.y
+        return lambda: compiled(x, y)
+
+
+class TritonTiled(Peer):
+    """The way a transpose is written in Triton, at its best block shape for each matrix."""
+
+    key, name = "triton", "triton"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        try:
+            import triton
+
+            from lab import peer_triton
+        except Exception as err:  # not installed, or broken
+            raise Unavailable(f"Triton is not installed ({first_line(err)})") from err
+        self.kernel, self.version = peer_triton, triton.__version__
+
+    def make(self, case):
+        x, y, rows, cols = case.x, case.y, case.rows, case.cols
+        self.kernel.launch(x, y, rows, cols)  # tune and compile now, outside every check and timing
+        self.timer.stream.synchronize()
+        self.op = (f"tiled kernel, tl.load, tl.trans, tl.store; the fastest of {len(self.kernel.CONFIGS)} "
+                   f"configurations: {self.kernel.best()}")
+        return lambda: self.kernel.launch(x, y, rows, cols)
+
+
+class JaxJit(Peer):
+    """XLA's transpose: JAX allocates the output and runs on its own stream (and threads,
+    which an NVTX range of this one cannot follow: not profilable)."""
+
+    key, name, op, method, profilable = "jax", "jax", "jax.jit(lambda x: x.T)", METHOD_JAX, False
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # else JAX takes 75 % of the memory
+        try:
+            import jax
+            import jaxlib
+
+            jax.devices("gpu")  # raises when JAX has no GPU backend
+        except ImportError as err:
+            raise Unavailable(f"JAX is not installed ({first_line(err)})") from err
+        except Exception as err:  # e.g. installed without its CUDA plugin
+            raise Unavailable(f"JAX cannot use the GPU: {first_line(err)}") from err
+        self.jax, self.jnp = jax, jax.numpy
+        self.version = f"{jax.__version__} (jaxlib {jaxlib.__version__})"
+        self.transpose = jax.jit(lambda a: a.T)
+        self.flush_sum = jax.jit(self.jnp.sum)
+        self.flush_buffer = self.x = None
+        self.poisoned = True  # whether the last check's output started as poison
+
+    def make(self, case):
+        if self.flush_buffer is None:
+            self.flush_buffer = self.jnp.zeros(FLUSH_FACTOR * self.timer.l2_bytes // 4, dtype=self.jnp.float32)
+        self.timer.stream.synchronize()
+        self.x = self.jax.dlpack.from_dlpack(case.x)  # the same data, shared if JAX can
+        self.transpose(self.x).block_until_ready()  # compile outside the check
+        self.flush_sum(self.flush_buffer).block_until_ready()
+        return lambda: self.transpose(self.x)
+
+    def check(self, case, run):
+        """Poison a buffer of y's size and free it: JAX's allocator hands that block to the
+        output, which then starts as NaN. Whether it did is checked, not assumed."""
+        poison = self.jnp.full((case.cols, case.rows), -1, dtype=self.jnp.int32)
+        address = poison.block_until_ready().unsafe_buffer_pointer()
+        poison.delete()
+        out = run().block_until_ready()
+        self.poisoned = out.unsafe_buffer_pointer() == address
+        got = self.timer.torch.from_dlpack(out)
+        if not got.is_contiguous():  # a layout trick instead of a transpose
+            return case.rows * case.cols
+        return self.timer.count_wrong(got, case.want)
+
+    def time_batch(self, with_op: bool) -> float:
+        """Host seconds for JAX_BATCH flushes, each followed by the op if with_op."""
+        start = time.perf_counter()
+        for _ in range(JAX_BATCH):
+            last = self.flush_sum(self.flush_buffer)
+            if with_op:
+                last = self.transpose(self.x)
+        last.block_until_ready()  # one stream: the last to finish
+        return time.perf_counter() - start
+
+    def time(self, case, run, warmup, reps):
+        for _ in range(max(1, warmup)):
+            self.time_batch(False)
+            self.time_batch(True)
+        times = []
+        for _ in range(reps):
+            flush_only = self.time_batch(False)
+            times.append(1000 * (self.time_batch(True) - flush_only) / JAX_BATCH)
+        return times, self.method + ("" if self.poisoned else "; checked on an unpoisoned output")
+
+    def release(self):
+        self.x = None
+
+
+class CupyCopyto(Peer):
+    """What a CuPy user writes: copy a transposed view into y."""
+
+    key, name, op = "cupy", "cupy", "cp.copyto(y, x.T)"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        self.cp = import_cupy(timer)
+        self.version = self.cp.__version__
+
+    def make(self, case):
+        x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
+        return lambda: self.cp.copyto(y, x.T)
+
+
+class CutensorPermute(Peer):
+    """cuTENSOR's permutation of the two modes, planned once per shape."""
+
+    key, name, op = "cutensor", "cutensor", "cutensorPermute B[c,r] = A[r,c] (CuPy's bindings)"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        self.cp = import_cupy(timer)
+        try:
+            import cupyx.cutensor  # noqa: F401  (loads libcutensor)
+            from cupy_backends.cuda.libs import cutensor
+
+            self.handle = self.cp.cuda.device.get_cutensor_handle().ptr
+        except Exception as err:  # ImportError, or the library is missing
+            raise Unavailable(f"cuTENSOR is not installed ({first_line(err)})") from err
+        self.ct, self.version, self.made = cutensor, dotted(cutensor.get_version()), []
+
+    def descriptor(self, shape, pointer):
+        """A row-major float32 tensor descriptor, with the pointer's alignment."""
+        import numpy as np
+
+        alignment = 256
+        while pointer % alignment:
+            alignment //= 2
+        extent, stride = np.array(shape, dtype=np.int64), np.array([shape[1], 1], dtype=np.int64)
+        desc = self.ct.createTensorDescriptor(self.handle, 2, extent.ctypes.data, stride.ctypes.data,
+                                              self.ct.R_32F, alignment)
+        self.made.append((self.ct.destroyTensorDescriptor, desc))
+        return desc
+
+    def make(self, case):
+        import numpy as np
+
+        ct, handle = self.ct, self.handle
+        x_ptr, y_ptr = case.x.data_ptr(), case.y.data_ptr()
+        desc_x = self.descriptor((case.rows, case.cols), x_ptr)
+        desc_y = self.descriptor((case.cols, case.rows), y_ptr)
+        self.modes = np.array([ord("r"), ord("c")], dtype=np.int32), np.array([ord("c"), ord("r")], dtype=np.int32)
+        op = ct.createPermutation(handle, desc_x, self.modes[0].ctypes.data, ct.OP_IDENTITY,
+                                  desc_y, self.modes[1].ctypes.data, ct.COMPUTE_32F)
+        pref = ct.createPlanPreference(handle, ct.ALGO_DEFAULT, ct.JIT_MODE_NONE)
+        plan = ct.createPlan(handle, op, pref, 0)  # a permutation needs no workspace
+        self.made += [(ct.destroyOperationDescriptor, op), (ct.destroyPlanPreference, pref), (ct.destroyPlan, plan)]
+        self.alpha = np.ones(1, dtype=np.float32)  # a host scalar, kept alive
+        return lambda: ct.permute(handle, plan, self.alpha.ctypes.data, x_ptr, y_ptr)
+
+    def release(self):
+        self.timer.stream.synchronize()
+        while self.made:
+            destroy, handle = self.made.pop()
+            destroy(handle)
+
+
+# The copy bound and the tutorial first: their medians are the other rows' denominators.
+PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, JaxJit, CupyCopyto, CutensorPermute]
+BY_KEY = {cls.key: cls for cls in PEERS}
+
+
+def row(timer, peer, case_rows: int, cols: int, check: str, times=(), method="") -> dict:
+    """One CSV row; the ratio columns are added per shape by ratios(). peer: a Peer, or the
+    class of one that could not start."""
+    median = statistics.median(times) if times else None
+    return dict(gpu=timer.gpu_name, peer=peer.name, version=getattr(peer, "version", ""), op=peer.op,
+                role=peer.role, rows=case_rows, cols=cols, median_ms=median, min_ms=min(times, default=None),
+                gbps=2 * case_rows * cols * 4 / (median * 1e6) if median else None, check=check, method=method)
+
+
+def measure(timer, peer, case, args) -> dict:
+    """Check one peer at one shape and, if it passed, time it."""
+    label = f"{case.rows}x{case.cols} {peer.key}"
+    machine.say(f"peers: {label}")
+    try:
+        run = peer.make(case)
+    except Exception as err:  # e.g. a compiler that cannot handle the shape
+        print(f"skip: {label}: {first_line(err)}")
+        return row(timer, peer, case.rows, case.cols, "SKIP")
+    try:
+        wrong = peer.check(case, run)
+        if wrong:
+            machine.say(f"peers: error: {label} gave {wrong} wrong elements")
+            return row(timer, peer, case.rows, case.cols, "FAIL")
+        return row(timer, peer, case.rows, case.cols, "PASS", *peer.time(case, run, args.warmup, args.reps))
+    except RuntimeError as err:  # a failed launch
+        machine.say(f"peers: error: {label}: {first_line(err)}")
+        return row(timer, peer, case.rows, case.cols, "FAIL")
+    finally:
+        peer.release()
+
+
+def measure_shape(timer, entries, rows: int, cols: int, args) -> list[dict]:
+    """Every row of one shape. entries: (class, its Peer or None), in table order."""
+    free, _ = timer.torch.cuda.mem_get_info()
+    if 3 * rows * cols * 4 > 0.9 * free:  # x, y and the reference
+        print(f"skip: {rows}x{cols}: x, y and the reference need {3 * rows * cols * 4 / 2**30:.1f} GiB, "
+              f"{free / 2**30:.1f} GiB is free")
+        return [row(timer, peer or cls, rows, cols, "SKIP") for cls, peer in entries]
+    case = Case(timer.torch, rows, cols, args.seed)
+    out = [measure(timer, peer, case, args) if peer else row(timer, cls, rows, cols, "SKIP") for cls, peer in entries]
+    del case
+    timer.torch.cuda.empty_cache()
+    return out
+
+
+def ratios(frame: pd.DataFrame) -> pd.DataFrame:
+    """pct_of_copy and vs_tutorial, from the copy and tutorial rows of each shape."""
+
+    def of(role):
+        medians = frame["median_ms"].where(frame["role"] == role)
+        return medians.groupby([frame["rows"], frame["cols"]]).transform("first")
+
+    frame["pct_of_copy"] = 100 * of("copy") / frame["median_ms"]
+    frame["vs_tutorial"] = of("tutorial") / frame["median_ms"]
+    return frame.round({"median_ms": 6, "min_ms": 6, "gbps": 1, "pct_of_copy": 1, "vs_tutorial": 3})
+
+
+def run_once(timer, entries, shapes, seed: int) -> int:
+    """Each peer's op once per shape inside an NVTX range `once` (what Nsight Compute profiles)."""
+    for cls, peer in entries:
+        if peer is None:
+            raise machine.Stop(f"{cls.key} cannot run here (see the skip line above)")
+    for shape in shapes:
+        case = Case(timer.torch, shape.rows, shape.cols, seed, reference=False)
+        for _, peer in entries:
+            run = peer.make(case)  # compiling and tuning stay outside the range
+            timer.stream.synchronize()
+            timer.torch.cuda.nvtx.range_push("once")
+            run()
+            timer.stream.synchronize()
+            timer.torch.cuda.nvtx.range_pop()
+            peer.release()
+            print(f"once: {peer.key} {shape}")
+        del case
+        timer.torch.cuda.empty_cache()
+    return 0
+
+
+def write_results(frame, timer, entries, args) -> None:
+    gpu = args.gpu or results.gpu_slug(timer.gpu_name)
+    path = results.path(gpu, "peers")
+    results.write(frame, path, "peers")
+    torch = timer.torch
+    fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
+                     f"L2 {timer.l2_bytes >> 20} MiB)",
+              "driver": machine.driver(), "python": platform.python_version(),
+              "torch": f"{torch.__version__} (CUDA {torch.version.cuda})"}
+    for cls, peer in entries:
+        fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {args.skipped[cls.key]}"
+    fields.update({"command": " ".join(["python3 -m lab.peers", *sys.argv[1:]]),
+                   "reps": f"{args.reps}, warmup: {args.warmup}", "timing method": TIMING_METHOD})
+    machine.write_env(path.with_name(f"{gpu}-peers-env.txt"), fields)
+    machine.say(f"peers: wrote {os.path.relpath(path)}")
+
+
+def parse_args(argv):
+    parser = machine.Parser(prog="python3 -m lab.peers", description=__doc__)
+    others = [cls.key for cls in PEERS[2:]]
+    parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
+    parser.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated ROWSxCOLS (default: %(default)s)")
+    parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and shape (default %(default)s)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random input")
+    parser.add_argument("--peers", default=",".join(others),
+                        help="the peers besides the copy bound and the tutorial: any of " + ", ".join(others))
+    parser.add_argument("--lib", default=str(DEFAULT_LIB), help="the tutorial's library (make peers-lib builds it)")
+    parser.add_argument("--once", action="store_true",
+                        help="run each of --peers (the tutorial too) once per shape, for Nsight Compute")
+    args = parser.parse_args(argv)
+    try:
+        args.shapes = [results.Shape.parse(s) for s in re.split(r"[,\s]+", args.shapes.strip())]
+    except ValueError as err:
+        parser.error(str(err))
+    if any(s.offset for s in args.shapes):
+        parser.error("the peers take no offset: write ROWSxCOLS")
+    if args.reps < 1 or args.warmup < 0:
+        parser.error("--reps must be at least 1 and --warmup at least 0")
+    wanted = [k for k in re.split(r"[,\s]+", args.peers.strip()) if k]
+    # --once runs what it is told, the tutorial included; the copy bound is a memcpy: no kernel to profile.
+    allowed = [cls.key for cls in PEERS[1 if args.once else 2:]]
+    unknown = [k for k in wanted if k not in allowed]
+    if unknown:
+        parser.error(f"unknown peer '{unknown[0]}': choose from {', '.join(allowed)}")
+    args.peers = [cls for cls in PEERS if cls.key in wanted or (not args.once and cls in PEERS[:2])]
+    return args
+
+
+def open_gpu() -> Timer:
+    """A Timer on GPU 0, or Stop (exit 3) with what is missing."""
+    try:  # PyTorch first, so that its absence is what the line names
+        import torch
+    except ImportError as err:
+        raise machine.Stop(f"{first_line(err)}: install PyTorch for a CUDA GPU; it gives the copy bound, "
+                           "the stream and the timing") from err
+    if importlib.util.find_spec("numpy") is None:
+        raise machine.Stop("numpy is not installed: it makes the reference transpose")
+    if not torch.cuda.is_available():
+        raise machine.Stop(f"PyTorch {torch.__version__} sees no GPU (a CUDA build? the driver loaded?)")
+    return Timer(torch)
+
+
+def run(argv=None) -> int:
+    args = parse_args(argv)
+    Tutorial.lib_path = os.path.abspath(args.lib)
+    timer = open_gpu()
+    entries, args.skipped = [], {}
+    for cls in args.peers:
+        try:
+            entries.append((cls, cls(timer)))
+        except Unavailable as err:
+            print(f"skip: {cls.key}: {err}")
+            entries.append((cls, None))
+            args.skipped[cls.key] = str(err)
+    if args.once:
+        return run_once(timer, entries, args.shapes, args.seed)
+    rows = [r for s in args.shapes for r in measure_shape(timer, entries, s.rows, s.cols, args)]
+    frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
+    print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))
+    write_results(frame, timer, entries, args)
+    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(machine.main(run))

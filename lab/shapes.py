@@ -1,0 +1,66 @@
+"""The matrix shapes of tests/shapes.txt, by tag.
+
+    python3 -m lab.shapes sanitize     1x37,37x1,67x131,...   (ready for a program's --shapes)
+    python3 -m lab.shapes --tags       the tags in use
+
+The whole file is read every time and refused if a line is malformed (a shape
+that is not ROWSxCOLS[+OFFSET] with OFFSET 0 to 3, a shape without a tag, a
+shape listed twice), so that a typo cannot silently drop a test.
+Exit codes: 0 done; 2 bad command line, unknown tag or malformed file.
+"""
+
+from __future__ import annotations
+
+from lab import machine
+from lab.results import Shape
+
+FILE = machine.ROOT / "tests" / "shapes.txt"
+
+
+def read() -> dict[str, list[str]]:
+    """{shape: its tags}, in the file's order; Stop (exit 2) on a malformed line."""
+    found: dict[str, list[str]] = {}
+    for number, line in enumerate(FILE.read_text().splitlines(), start=1):
+        shape, *tags = line.split("#")[0].split() or [""]
+        if not shape:
+            continue
+        where = f"tests/shapes.txt:{number}"
+        try:
+            if Shape.parse(shape).offset > 3:
+                raise ValueError
+        except ValueError:
+            raise machine.Stop(f"{where}: '{shape}' is not ROWSxCOLS[+OFFSET] with OFFSET 0 to 3", 2) from None
+        if not tags:
+            raise machine.Stop(f"{where}: {shape} has no tag", 2)
+        if shape in found:
+            raise machine.Stop(f"{where}: {shape} is listed twice", 2)
+        found[shape] = tags
+    return found
+
+
+def tags() -> list[str]:
+    """Every tag in use, in order of first appearance."""
+    return list(dict.fromkeys(tag for shape_tags in read().values() for tag in shape_tags))
+
+
+def tagged(tag: str) -> list[str]:
+    """The shapes carrying tag, in the file's order; Stop (exit 2) if none does."""
+    shapes = [shape for shape, shape_tags in read().items() if tag in shape_tags]
+    if not shapes:
+        raise machine.Stop(f"no shape in tests/shapes.txt has the tag '{tag}': the tags are {' '.join(tags())}", 2)
+    return shapes
+
+
+def run(argv=None) -> int:
+    parser = machine.Parser(prog="python3 -m lab.shapes", description=__doc__)
+    parser.add_argument("tag", nargs="?", help="print this tag's shapes, comma-separated")
+    parser.add_argument("--tags", action="store_true", help="print the tags in use")
+    args = parser.parse_args(argv)
+    if args.tags == bool(args.tag):
+        parser.error("give one tag, or --tags")
+    print(" ".join(tags()) if args.tags else ",".join(tagged(args.tag)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(machine.main(run))
