@@ -1,0 +1,150 @@
+"""What every test file shares: the paths, the build, the GPU, and the ways a program may fail.
+
+`make test` runs pytest here.  Before any test, the controller builds every program once
+(`make -k all`, after deleting the programs, so that one which no longer builds cannot pass
+as a stale file); the tests then only run programs.  The markers (pyproject.toml) name the
+sections, so `make test PYTEST_ARGS="-m badinput"` runs one.  Tests marked `gpu` report
+themselves as skipped, with the reason, where CUDA sees no GPU.  Tests marked `slow` run
+with --run-slow only (the GPU session and `make grade-selftest` pass it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lab import machine, shapes  # noqa: E402  (after the path is set)
+
+BUILD = Path(os.environ.get("BUILD", "build"))
+LOGS = ROOT / BUILD / "test-logs"
+STEPS = machine.steps()
+STEP_BINS = [BUILD / f"step{n}" for n in STEPS]
+FIRST_BIN, LAST_STEP = STEP_BINS[0], STEPS[-1]
+CPUS = os.cpu_count() or 2
+
+
+def gpu_or_reason() -> tuple[str, str]:
+    """(the GPU's name, '') where CUDA sees one, else ('', why not)."""
+    try:
+        return machine.gpu()[0], ""
+    except machine.Stop as stop:
+        return "", str(stop)
+
+
+GPU_NAME, NO_GPU = gpu_or_reason()
+if NO_GPU:
+    # Without a GPU the Makefile would build for five architectures; the tests need one, and
+    # every make they run inherits it, so nothing is built twice.
+    os.environ.setdefault("ARCH", "sm_90")
+
+
+def make_command(*args: str) -> list[str]:
+    """`make` with the build folder of this run, quiet, and with no outer make's flags."""
+    return ["make", "-s", "--no-print-directory", f"BUILD={BUILD}", *args]
+
+
+def clean_env(**extra: str) -> dict:
+    """The environment for a program: no outer make's flags, OpenMP threads shared out."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env.setdefault("OMP_NUM_THREADS", str(max(1, CPUS // 4)))
+    env["OMP_WAIT_POLICY"] = "passive"  # many programs share the CPUs: no spinning threads
+    env.update(extra)
+    return env
+
+
+def run(command, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
+    """Run a command from the repository root; its output as text, never raising on failure."""
+    return subprocess.run([str(c) for c in command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=clean_env(**env), check=False)
+
+
+def first_lines(text: str, limit: int = 300) -> str:
+    return " ".join(text[:limit].split())
+
+
+def assert_exit(result: subprocess.CompletedProcess, code: int) -> None:
+    """The command exited with code; for 2 (bad input) and 3 (machine), with exactly one line
+    on stderr and nothing on stdout, as every program here promises."""
+    assert result.returncode == code, f"exit {result.returncode}, expected {code}: {first_lines(result.stderr)}"
+    if code >= 2:
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and not result.stdout, f"not one line on stderr: {first_lines(result.stderr)}"
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    """The one `error:` line of a make target that failed (make may add lines of its own)."""
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, f"expected one error: line, got: {first_lines(result.stderr)}"
+    return errors[0]
+
+
+def tagged(tag: str) -> str:
+    """The shapes of tests/shapes.txt with this tag, comma-separated for --shapes."""
+    return ",".join(shapes.tagged(tag))
+
+
+@contextlib.contextmanager
+def host_memory(exclusive: bool = False, slots: int = 2):
+    """Ration host memory between tests that run side by side (pytest-xdist).
+
+    A check of more than 2^31 elements needs ~26 GB of host memory: at most `slots` run at
+    once.  A test that sizes its shape from the memory available now (exclusive) runs with
+    none of them, so that what it measured cannot change under it.
+    """
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / "host-memory.lock", "w") as gate:
+        fcntl.flock(gate, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        if exclusive:
+            yield
+            return
+        while True:
+            for slot in range(slots):
+                with open(LOGS / f"host-memory-{slot}.lock", "w") as held:
+                    try:
+                        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue
+                    yield
+                    return
+            time.sleep(0.5)
+
+
+# ------------------------------------------------------------------ pytest hooks
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", help="also run the tests marked slow")
+
+
+def pytest_configure(config):
+    """Build every program once, in the controller, before any worker starts."""
+    if hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    LOGS.mkdir(parents=True, exist_ok=True)
+    bins = run(make_command("print-bins")).stdout.split()
+    for program in bins:
+        (ROOT / program).unlink(missing_ok=True)
+    build = run(make_command("-k", f"-j{CPUS}", "all"), timeout=1800)
+    (LOGS / "build.log").write_text(build.stdout + build.stderr)
+
+
+def pytest_report_header(config):
+    return f"GPU: {GPU_NAME or 'none (' + NO_GPU + ')'}; build folder: {BUILD}"
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = pytest.mark.skip(reason="slow: run with --run-slow (make test PYTEST_ARGS=--run-slow)")
+    no_gpu = pytest.mark.skip(reason=f"no GPU: {NO_GPU}")
+    for item in items:
+        if "slow" in item.keywords and not config.getoption("--run-slow"):
+            item.add_marker(slow)
+        if "gpu" in item.keywords and NO_GPU:
+            item.add_marker(no_gpu)
