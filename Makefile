@@ -78,8 +78,7 @@ step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP
 need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
               test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
 
-TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tests/planted_wrong \
-               $(BUILD)/tools/gpu_probe
+TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tests/planted_wrong
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 .PHONY: all help run diff test docs clean
@@ -124,8 +123,12 @@ diff: ## what a step changed, word by word, against the step before it: make dif
 	git diff --no-index --word-diff=$$mode -- steps/$${previous}_*/*.cu $(call step_src,$(STEP)); \
 	status=$$?; [ $$status -le 1 ] || exit 3
 
-test: ## build everything and run the test suite (GPU tests skip without a GPU; TEST_SECTIONS="build nogpu" runs some)
-	@bash tests/run_all.sh
+# pytest builds everything first (tests/conftest.py), then runs the tests on every core.
+# PYTEST_ARGS="-m docs" runs one section (the markers are in pyproject.toml); --run-slow adds
+# the slow ones; -n 0 runs them one at a time.
+PYTEST_ARGS ?=
+test: ## build everything and run the test suite (pytest; GPU tests skip without a GPU): make test [PYTEST_ARGS="-m docs"]
+	@python3 -m pytest -p no:cacheprovider -rs -n auto --dist worksteal $(PYTEST_ARGS)
 
 docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@command -v doxygen >/dev/null || { echo "error: doxygen not found: install it (apt-get install doxygen)" >&2; exit 3; }
@@ -172,8 +175,7 @@ $(BUILD)/step%:
 $(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
 $(BUILD)/tests/test_tiles: $(BUILD)/obj/tests/test_tiles.cu.o $(COMMON_LIB)
 $(BUILD)/tests/planted_wrong: $(BUILD)/obj/tests/planted_wrong.cu.o $(COMMON_LIB)
-$(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.c.o $(COMMON_LIB)
-$(BUILD)/tests/% $(BUILD)/tools/%:
+$(BUILD)/tests/%:
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@

@@ -3,7 +3,7 @@
     make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
     python3 -m lab.session [BATCH ...] [--rerun 11,12]
 
-    test       make test                               -> docs/results/<gpu>-test.log
+    test       make test, slow tests included              -> docs/results/<gpu>-test.log
     bench      the sweep, the timing and narrow studies -> <gpu>.csv, <gpu>-timing.csv, <gpu>-narrow.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-profile.csv
@@ -79,7 +79,7 @@ def run(argv=None) -> int:
     passed = [step("build", ["make", f"-j{os.cpu_count()}", "all"])]
     for batch in args.batches or BATCHES:
         if batch == "test":
-            passed.append(step("test", ["make", "test"], test_log(gpu, name)))
+            passed.append(step("test", ["make", "test", "PYTEST_ARGS=--run-slow"], test_log(gpu, name)))
         else:
             passed += [step(batch, command) for command in commands(batch, gpu, args.rerun.replace(",", " "))]
     return 0 if all(passed) else machine.EXIT_WRONG

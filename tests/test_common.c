@@ -5,7 +5,7 @@
  *        CSV and check lines, the bandwidth arithmetic and the random input.
  *
  * Needs no GPU. Prints one `PASS name` or `FAIL name` line per check and
- * exits non-zero if any failed; tests/run_all.sh counts the lines.
+ * exits non-zero if any failed; tests/test_unit.py reads the lines.
  */
 #include <math.h>
 #include <stdint.h>

@@ -1,0 +1,119 @@
+"""On a GPU: every kernel of every step bit for bit on every shape tagged `check` and `huge`
+in tests/shapes.txt, the full report, compute-sanitizer, the checker's own failures (planted
+wrong kernels), the CSV and flush options, shapes too large to fit, and the last step as the
+README runs it.  Without a GPU each test is reported as skipped, with the reason."""
+
+import re
+
+import pytest
+
+from conftest import BUILD, FIRST_BIN, LAST_STEP, STEP_BINS, STEPS, assert_exit, first_lines, host_memory, \
+    make_command, run, tagged
+from lab import schema
+
+pytestmark = pytest.mark.gpu
+
+RESULT_LINE = re.compile(r"^(PASS|FAIL|SKIP) (\S+) (\S+) (\S+)(?: \((.*)\))?\s*$", re.MULTILINE)
+
+
+def variants(program) -> list[list[str]]:
+    """[name, min_cc, role, summary] per kernel variant the program defines."""
+    listed = run([program, "--list-variants"])
+    assert listed.returncode == 0, first_lines(listed.stderr)
+    return [line.split("\t") for line in listed.stdout.splitlines()]
+
+
+def check_every_kernel(program, shapes: str, subtests) -> None:
+    """`--check-only` over the shapes: a subtest per kernel and shape, one result line for each,
+    and an exit code that agrees with the lines (1 for a FAIL, else 0)."""
+    expected = len(variants(program)) * len(shapes.split(","))
+    result = run([program, "--check-only", "--shapes", shapes], timeout=900)
+    lines = RESULT_LINE.findall(result.stdout)
+    for word, _step, kernel, shape, why in lines:
+        with subtests.test(msg=f"{kernel} at {shape}"):
+            if word == "SKIP":
+                pytest.skip(why)
+            assert word == "PASS", why
+    assert len(lines) == expected, f"{len(lines)} of {expected} result lines: {first_lines(result.stderr)}"
+    failed = any(word == "FAIL" for word, *_ in lines)
+    assert result.returncode == (1 if failed else 0), f"exit {result.returncode}: {first_lines(result.stderr)}"
+
+
+@pytest.mark.parametrize("program", STEP_BINS, ids=str)
+def test_bit_exact_at_check_shapes(program, subtests):
+    check_every_kernel(program, tagged("check"), subtests)
+
+
+@pytest.mark.parametrize("program", STEP_BINS, ids=str)
+def test_bit_exact_past_2_to_the_31_elements(program, subtests):
+    with host_memory():
+        check_every_kernel(program, tagged("huge"), subtests)
+
+
+@pytest.mark.parametrize("program", STEP_BINS, ids=str)
+def test_full_report(program):
+    result = run([program, "--reps", "3", "--warmup", "1", "--shapes", tagged("report")])
+    assert result.returncode == 0, first_lines(result.stdout + result.stderr)
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck", "initcheck"])
+@pytest.mark.parametrize("step", STEPS)
+def test_compute_sanitizer(step, tool):
+    result = run(["python3", "-m", "lab.sanitize", "--tools", tool, step, BUILD / f"step{step}"], timeout=900)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+
+
+def test_planted_wrong_kernels_are_caught(subtests):
+    """The checker can fail: every variant of tests/planted_wrong but `correct` is wrong."""
+    planted = BUILD / "tests" / "planted_wrong"
+    result = run([planted, "--check-only", "--shapes", "33x65"])
+    lines = {kernel: (word, why) for word, _step, kernel, _shape, why in RESULT_LINE.findall(result.stdout)}
+    for name, min_cc, _role, summary in variants(planted):
+        with subtests.test(msg=name):
+            word, why = lines.get(name, ("missing", ""))
+            if name == "correct":
+                assert word == "PASS", why
+            elif word == "SKIP" and int(min_cc) > 0 and "needs compute capability" in why:
+                pytest.skip(why)
+            else:
+                assert word == "FAIL", f"{name} ({summary}) is not caught: {word} {why}"
+    assert result.returncode == 1, f"exit {result.returncode}, expected 1 when a kernel is wrong"
+
+
+def test_csv_over_two_shapes():
+    result = run([FIRST_BIN, "--csv", "--reps", "2", "--warmup", "1", "--shapes", "64x64,96x128+1"])
+    assert result.returncode == 0, first_lines(result.stderr)
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("gpu,")] == [",".join(schema.BENCH)]
+    assert any(",64,64,0," in line for line in lines) and any(",96,128,1," in line for line in lines)
+
+
+@pytest.mark.parametrize("flush", ["write", "none"])
+def test_flush_methods(flush):
+    result = run([FIRST_BIN, "--flush", flush, "--reps", "2", "--warmup", "1", "--shapes", "256x256"])
+    assert result.returncode == 0, first_lines(result.stdout + result.stderr)
+
+
+def test_a_matrix_larger_than_gpu_memory_is_refused():
+    assert_exit(run([FIRST_BIN, "--check-only", "--shapes", "1000000x1000000"]), 3)
+
+
+def test_a_matrix_larger_than_host_memory_is_refused():
+    """Input, result and CPU reference need 3 x 4 x N^2 bytes: sized past what is free now."""
+    with host_memory(exclusive=True):
+        meminfo = open("/proc/meminfo").read()
+        available = int(re.search(r"^MemAvailable:\s+(\d+)", meminfo, re.MULTILINE)[1]) * 1024
+        side = int((available / 12) ** 0.5) + 1024
+        assert_exit(run([FIRST_BIN, "--check-only", "--shapes", f"{side}x{side}"]), 3)
+
+
+@pytest.mark.parametrize("shape", ["10007x7919", "32768x32768"])
+def test_the_last_step_as_the_readme_runs_it(shape):
+    """make run: exit 0, every kernel's row PASS, and the cuBLAS row (% of copy, vs cuBLAS)."""
+    rows, cols = shape.split("x")
+    with host_memory():
+        result = run(make_command("run", f"STEP={LAST_STEP}", f"ARGS=--rows {rows} --cols {cols}"))
+    assert result.returncode == 0, first_lines(result.stdout + result.stderr)
+    assert not re.search(r" FAIL( \(| *$)", result.stdout, re.MULTILINE)
+    assert re.search(rf"^{LAST_STEP} .* PASS *$", result.stdout, re.MULTILINE), "no passing kernel row"
+    assert re.search(r"^cublasSgeam .* PASS *$", result.stdout, re.MULTILINE), "no cuBLAS row"

@@ -1,0 +1,64 @@
+"""Lint with zero findings: ruff on the lab and the tests, cppcheck on the host C files,
+shellcheck on the shell scripts; and tests/shapes.txt, the one list of test shapes, well formed."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, assert_exit, first_lines, run
+from lab import shapes
+
+pytestmark = pytest.mark.lint
+
+
+def repo_files(*patterns: str) -> list[str]:
+    """The repository's files (tracked, or new and not ignored) matching the patterns."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", *patterns], cwd=ROOT,
+                            capture_output=True, text=True, check=False).stdout.split()
+    return sorted({f for f in listed if (ROOT / f).is_file()})
+
+
+def needs(tool: str):
+    return pytest.mark.skipif(shutil.which(tool) is None, reason=f"{tool} is not installed (.ci/run installs it)")
+
+
+def test_ruff():
+    result = run(["python3", "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "lab", "tests"])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+
+
+CPPCHECK = ["cppcheck", "--enable=warning,style,performance,portability", "--std=c11", "--inline-suppr",
+            "--error-exitcode=1", "--quiet", "-Icommon"]
+
+
+@needs("cppcheck")
+@pytest.mark.parametrize("source", repo_files("common/*.c", "tests/*.c"))
+def test_cppcheck(source):
+    result = run([*CPPCHECK, source])
+    assert result.returncode == 0, f"{first_lines(result.stderr, 1000)}; run: {' '.join(CPPCHECK)} {source}"
+
+
+@needs("shellcheck")
+@pytest.mark.parametrize("script", [*repo_files("*.sh"), ".ci/run"])
+def test_shellcheck(script):
+    result = run(["shellcheck", "-x", script])
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+@pytest.mark.parametrize("tag", ["check", "grade", "sanitize", "huge", "report", "bench"])
+def test_shapes_file_has_tag(tag):
+    assert shapes.tagged(tag)
+
+
+@pytest.mark.parametrize("line", ["64x64+4 check", "64x check", "64x64", "1x1 check\n1x1 grade"])
+def test_shapes_file_refuses_a_malformed_line(line, tmp_path, monkeypatch):
+    planted = tmp_path / "shapes.txt"
+    planted.write_text(line + "\n")
+    monkeypatch.setattr(shapes, "FILE", planted)
+    with pytest.raises(shapes.machine.Stop):
+        shapes.read()
+
+
+def test_shapes_file_refuses_an_unknown_tag():
+    assert_exit(run(["python3", "-m", "lab.shapes", "no_such_tag"]), 2)
