@@ -1,23 +1,19 @@
 """Draw every figure of the tutorial with matplotlib, into docs/img/.
 
-The write-ups' figures (fig-*.svg) are computed, not drawn by hand. The functions under "Index
-arithmetic" repeat the index expressions of the kernels, each naming the kernel it mirrors; a
-figure asks them which sectors, banks or tiles a warp or a block touches and draws the answer.
-If a kernel's indexing changes, change its mirror here and draw again. The plots
-(<gpu>-ladder, <gpu>-sizes) come from docs/results/<gpu>.csv for every GPU in gpus.csv.
-
     python3 -m lab.figures           draw everything into docs/img/
     python3 -m lab.figures --check   draw into a temporary folder; exit 1 if a committed file differs
 
-The output is byte for byte the same from run to run (a fixed SVG hash salt, no dates), which
-is what lets --check compare whole files.
+The write-ups' figures (fig-*.svg) are computed: the functions under "index arithmetic" repeat the
+kernels' index expressions, each naming the kernel it mirrors (change both together), and a figure
+draws what they say a warp or block touches. The plots (<gpu>-ladder, <gpu>-sizes) come from
+docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
 """
 
 from __future__ import annotations
 
-import argparse
 import colorsys
 import filecmp
+import itertools
 import math
 import sys
 import tempfile
@@ -28,7 +24,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 
-from lab import results, schema
+from lab import machine, results, schema
 
 IMG = schema.ROOT / "docs" / "img"
 STYLE = {
@@ -342,15 +338,13 @@ class Canvas:
         self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=color,
                                           linewidth=1.2, linestyle="--" if dashed else "-"))
 
-    def done(self, legend=(), columns=3):
+    def done(self, legend, columns=3):
         """The finished figure: the legend (fill, label) under the drawing, a unit kept square."""
-        if legend:
-            handles = [Patch(facecolor=fill, edgecolor=GRID, label=label) for fill, label in legend]
-            self.ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(MARGIN, self.y),
-                           bbox_transform=self.ax.transData, ncols=columns, frameon=False,
-                           fontsize=SMALL, borderaxespad=0, handlelength=1.2, columnspacing=1.5)
-            self.y += 1.1 * math.ceil(len(legend) / columns)
-        self.y += 0.4
+        handles = [Patch(facecolor=fill, edgecolor=GRID, label=label) for fill, label in legend]
+        self.ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(MARGIN, self.y),
+                       bbox_transform=self.ax.transData, ncols=columns, frameon=False,
+                       fontsize=SMALL, borderaxespad=0, handlelength=1.2, columnspacing=1.5)
+        self.y += 1.1 * math.ceil(len(legend) / columns) + 0.4
         self.ax.set_xlim(0, WIDTH)
         self.ax.set_ylim(self.y, 0)
         self.fig.set_size_inches(WIDTH * UNIT, self.y * UNIT)
@@ -561,11 +555,7 @@ def tile_grid(c, x, y, numbers, caption):
 
 def longest_run(flags):
     """The longest run of True in a row of booleans."""
-    best = run = 0
-    for flag in flags:
-        run = run + 1 if flag else 0
-        best = max(best, run)
-    return best
+    return max((len(list(run)) for flag, run in itertools.groupby(flags) if flag), default=0)
 
 
 def tile_order_panel(c, order, name, walk):
@@ -706,8 +696,7 @@ def fig_12_swizzle():
     for row in range(8):
         c.text(x - 0.3, c.y + cell / 2, f"row {row}", size=SMALL, ha="right", family="monospace")
         for chunk in range(8):
-            lane = quarter.get((row, chunk))
-            fill = EMPTY if lane is None else PALETTE[lane]
+            fill = PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY
             c.cell(x + swizzled_chunk(row, chunk) * cell, c.y, cell, cell, fill, str(chunk))
         c.y += cell
     groups = sorted(swizzled_chunk(r, ch) for r, ch in quarter)
@@ -1053,51 +1042,31 @@ def plot_sizes(name, frame):
 
 # ---------------------------------------------------------------- drawing everything
 
-FIGURES = {
-    "fig-01-memory-system": fig_01_memory_system,
-    "fig-01-sectors": fig_01_sectors,
-    "fig-02-sectors": fig_02_sectors,
-    "fig-03-readonly": fig_03_readonly,
-    "fig-04-unroll": fig_04_unroll,
-    "fig-05-sectors": fig_05_sectors,
-    "fig-06-banks": fig_06_banks,
-    "fig-07-banks": fig_07_banks,
-    "fig-08-banks": fig_08_banks,
-    "fig-09-banks": fig_09_banks,
-    "fig-10-tile-order": fig_10_tile_order,
-    "fig-11-runs": fig_11_runs,
-    "fig-11-sectors": fig_11_sectors,
-    "fig-12-swizzle": fig_12_swizzle,
-    "fig-ladder-in-flight": fig_ladder_in_flight,
-}
+# Every fig_* function draws docs/img/fig-*.svg: fig_01_sectors() draws fig-01-sectors.svg.
+FIGURES = {name.replace("_", "-"): draw for name, draw in sorted(globals().items()) if name.startswith("fig_")}
 
 
 def plots():
-    """(file stem, figure or None) of each GPU's ladder and sizes plots."""
+    """(file stem, figure) of each GPU's ladder and sizes plots, where its sweep has the shapes they need."""
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
-        yield f"{gpu.slug}-ladder", plot_ladder(gpu.name, frame)
-        yield f"{gpu.slug}-sizes", plot_sizes(gpu.name, frame)
-
-
-def save(fig, folder, stem, png):
-    """Write fig as folder/stem.svg (and .png); the names written."""
-    names = [f"{stem}.svg"] + ([f"{stem}.png"] if png else [])
-    fig.savefig(folder / names[0], metadata=SVG_METADATA)
-    if png:
-        fig.savefig(folder / names[1], dpi=100, metadata=PNG_METADATA)
-    return names
+        for stem, fig in ((f"{gpu.slug}-ladder", plot_ladder(gpu.name, frame)),
+                          (f"{gpu.slug}-sizes", plot_sizes(gpu.name, frame))):
+            if fig is not None:
+                yield stem, fig
 
 
 def draw_all(folder):
-    """Draw every figure and plot into folder; the names of the files written."""
+    """Draw every figure (.svg) and plot (.svg and .png) into folder; the names of the files written."""
     written = []
     with matplotlib.rc_context(STYLE):
         for stem, draw in FIGURES.items():
-            written += save(draw(), folder, stem, png=False)
+            draw().savefig(folder / f"{stem}.svg", metadata=SVG_METADATA)
+            written.append(f"{stem}.svg")
         for stem, fig in plots():
-            if fig is not None:
-                written += save(fig, folder, stem, png=True)
+            fig.savefig(folder / f"{stem}.svg", metadata=SVG_METADATA)
+            fig.savefig(folder / f"{stem}.png", dpi=100, metadata=PNG_METADATA)
+            written += [f"{stem}.svg", f"{stem}.png"]
     return written
 
 
@@ -1107,34 +1076,27 @@ def stale_files():
     with tempfile.TemporaryDirectory() as tmp:
         names = draw_all(Path(tmp))
         for name in names:
-            if not (IMG / name).exists():
-                problems.append(f"docs/img/{name}: missing: python3 -m lab.figures draws it")
-            elif not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False):
-                problems.append(f"docs/img/{name}: out of date: python3 -m lab.figures redraws it")
+            if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False):
+                problems.append(f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it")
     for path in sorted(IMG.glob("fig-*.svg")):
         if path.name not in names:
             problems.append(f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there")
     return problems
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description="Draw the tutorial's figures and plots into docs/img/.")
-    parser.add_argument("--check", action="store_true",
-                        help="draw into a temporary folder and exit 1 if a committed file differs")
-    args = parser.parse_args(argv)
-    try:
-        if args.check:
-            problems = stale_files()
-            for problem in problems:
-                print(f"figures: {problem}", file=sys.stderr)
-            return 1 if problems else 0
-        for name in draw_all(IMG):
-            print(f"wrote docs/img/{name}")
-    except results.ResultsError as error:
-        print(f"figures: error: {error}", file=sys.stderr)
-        return 2
+def main(argv=None) -> int:
+    """Draw everything into docs/img/, or with --check say which committed file differs (exit 1)."""
+    parser = machine.Parser(prog="python3 -m lab.figures", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="draw into a temporary folder; exit 1 if a file differs")
+    if parser.parse_args(argv).check:
+        problems = stale_files()
+        for problem in problems:
+            print(f"figures: {problem}", file=sys.stderr)
+        return machine.EXIT_WRONG if problems else 0
+    for name in draw_all(IMG):
+        print(f"wrote docs/img/{name}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(machine.main(main))

@@ -3,30 +3,20 @@
     make peers    or    python3 -m lab.peers [--gpu h200] [--shapes 8192x8192] [--reps 20]
     python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192    (for make peers-profile)
 
-In one process, on one input x (rows x cols, float32, random normal) and one
-output y: the copy bound (y.copy_(x), the denominator of "% of copy"), the
-tutorial's last step (build/peers/libtutorial.so, from lab/peer_lib.cu), cuBLAS
-(cublasSgeam through CuPy), PyTorch (y.copy_(x.t()), eager and through
-torch.compile), a tiled Triton kernel at its best block shape
-(lab/peer_triton.py), JAX (jax.jit(lambda x: x.T)), CuPy (cp.copyto(y, x.T))
-and, if installed, cuTENSOR (cutensorPermute). A peer whose library is missing
-is skipped: a line `skip: <peer>: <why>` and a row whose check is SKIP. Each
-peer is checked bit for bit against numpy's transpose, on an output poisoned
-with NaN, before it is timed.
+In one process, on one input x (rows x cols, float32) and one output y: the copy bound
+(y.copy_(x), the denominator of "% of copy"), the tutorial's last step (build/peers/libtutorial.so,
+from lab/peer_lib.cu), cuBLAS (cublasSgeam through CuPy), PyTorch (eager and torch.compile), a
+tiled Triton kernel (lab/peer_triton.py), JAX and CuPy. A peer whose library is missing is skipped
+(a line `skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose,
+on an output poisoned with NaN, before it is timed as the C harness times (docs/timing.md): per
+run, poison y, flush L2, event, op, event, in batches held behind a GPU-side sleep so that the
+host's launches never fall in a timed window. JAX runs on its own stream, timed by the host clock
+(the `method` column says so). --once runs each op once inside an NVTX range `once`, for Nsight
+Compute, and writes nothing.
 
-Timing follows the C harness (docs/timing.md), on PyTorch's current stream,
-which the other libraries are handed too: per run, poison y, flush L2 by
-reading 4 x its size, event, op, event. The runs are enqueued in batches of 32
-behind a GPU-side sleep that covers the enqueuing, so the host's launch
-overhead never falls in a timed window. JAX runs on a stream of its own: the
-host clock times batches of 16 (flush; op) less batches of 16 flushes, as the
-`method` column says. --once runs each op once inside an NVTX range `once`,
-for Nsight Compute, and writes nothing.
-
-gbps = 2 x rows x cols x 4 bytes / median, in 1e9 B/s; pct_of_copy = copy
-median / median x 100; vs_tutorial = tutorial median / median. Exit codes:
-0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch,
-numpy or GPU.
+gbps = 2 x rows x cols x 4 bytes / median, in 1e9 B/s; pct_of_copy = copy median / median x 100;
+vs_tutorial = tutorial median / median. Exit codes: 0 every check passed, 1 a wrong result, 2 bad
+command line, 3 no PyTorch, numpy or GPU.
 """
 
 from __future__ import annotations
@@ -54,6 +44,8 @@ BATCH = 32  # timed runs enqueued behind one hold
 HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
 HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
 JAX_BATCH = 16  # calls per host-timed JAX batch
+WARMUP = 3  # untimed runs of each peer before its timed ones
+SEED = 1  # of the random input
 METHOD_EVENTS = "cuda events on the shared stream"
 METHOD_JAX = f"host clock on JAX's stream: batches of {JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes"
 TIMING_METHOD = (f"per run: poison y; flush L2 by reading {FLUSH_FACTOR}x its size; event; op; event; runs enqueued "
@@ -71,7 +63,7 @@ def first_line(err: Exception) -> str:
 
 
 def dotted(version: int) -> str:
-    """cuBLAS's and cuTENSOR's 10000 * major + 100 * minor + patch -> "13.1.0"."""
+    """cuBLAS's 10000 * major + 100 * minor + patch -> "13.1.0"."""
     return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
 
 
@@ -84,6 +76,7 @@ class Timer:
         torch.cuda.set_stream(self.stream)  # PyTorch, Triton and torch.compile use it
         props = torch.cuda.get_device_properties(0)
         self.gpu_name, self.sm_count, self.l2_bytes = props.name, props.multi_processor_count, props.L2_cache_size
+        self.torch_version = torch.__version__.split("+")[0]
         self.capability = 10 * props.major + props.minor
         self.flush_buffer = torch.zeros(FLUSH_FACTOR * self.l2_bytes // 4, dtype=torch.float32, device="cuda")
         self.flush_sink = torch.zeros((), dtype=torch.float32, device="cuda")
@@ -119,15 +112,15 @@ class Timer:
         run()
         events[1].record()
 
-    def time_events(self, run, y, warmup: int, reps: int) -> tuple[list[float], str]:
+    def time_events(self, run, y, reps: int) -> tuple[list[float], str]:
         """Milliseconds of reps runs, and a note for the method column ('' when every batch was held).
 
         The warm-up also measures how long the host takes to enqueue one run;
         the hold before each batch lasts twice that per run."""
         start = time.perf_counter()
-        for _ in range(warmup):
+        for _ in range(WARMUP):
             self.enqueue_run(run, y, self.events[0])
-        host_ms = 1000 * (time.perf_counter() - start) / warmup if warmup else 1.0
+        host_ms = 1000 * (time.perf_counter() - start) / WARMUP
         self.stream.synchronize()
         times, note = [], ""
         while len(times) < reps:
@@ -158,11 +151,11 @@ class Timer:
 class Case:
     """One shape: x on the GPU, the output y, and numpy's transpose of x (want; None for --once)."""
 
-    def __init__(self, torch, rows: int, cols: int, seed: int, reference: bool = True):
+    def __init__(self, torch, rows: int, cols: int, reference: bool = True):
         import numpy as np
 
         self.rows, self.cols = rows, cols
-        host = np.random.default_rng(seed).standard_normal((rows, cols), dtype=np.float32)
+        host = np.random.default_rng(SEED).standard_normal((rows, cols), dtype=np.float32)
         self.x = torch.from_numpy(host).to("cuda")
         self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda") if reference else None
         self.y = torch.empty((cols, rows), dtype=torch.float32, device="cuda")
@@ -180,7 +173,7 @@ class Peer:
 
     def __init__(self, timer: Timer):
         self.timer = timer
-        self.version = ""
+        self.version = timer.torch_version  # PyTorch's own peers keep it; the others set their library's
 
     def make(self, case: Case):
         raise NotImplementedError
@@ -196,8 +189,8 @@ class Peer:
         self.timer.stream.synchronize()
         return self.timer.count_wrong(out, want)
 
-    def time(self, case: Case, run, warmup: int, reps: int) -> tuple[list[float], str]:
-        times, note = self.timer.time_events(run, self.expected(case)[0], warmup, reps)
+    def time(self, case: Case, run, reps: int) -> tuple[list[float], str]:
+        times, note = self.timer.time_events(run, self.expected(case)[0], reps)
         return times, self.method + note
 
     def release(self):
@@ -208,10 +201,6 @@ class CopyBound(Peer):
     """The same bytes copied device to device: a memcpy, with no kernel to profile."""
 
     key, name, role, op, profilable = "copy", "torch", "copy", "y.copy_(x)", False
-
-    def __init__(self, timer):
-        super().__init__(timer)
-        self.version = timer.torch.__version__.split("+")[0]
 
     def expected(self, case):
         return case.y.view(case.x.shape), case.x
@@ -302,10 +291,6 @@ class TorchEager(Peer):
 
     key, name, op = "torch", "torch", "y.copy_(x.t())"
 
-    def __init__(self, timer):
-        super().__init__(timer)
-        self.version = timer.torch.__version__.split("+")[0]
-
     def make(self, case):
         x, y = case.x, case.y
         return lambda: y.copy_(x.t())
@@ -324,11 +309,11 @@ class TorchCompile(Peer):
 
     def __init__(self, timer):
         super().__init__(timer)
-        if importlib.util.find_spec("triton") is None:
-            raise Unavailable("torch.compile needs Triton on a GPU, and Triton is not installed")
-        import triton
-
-        self.version = f"{timer.torch.__version__.split('+')[0]} (triton {triton.__version__})"
+        try:
+            import triton
+        except ImportError as err:
+            raise Unavailable("torch.compile needs Triton on a GPU, and Triton is not installed") from err
+        self.version = f"{timer.torch_version} (triton {triton.__version__})"
 
     def make(self, case):
         torch = self.timer.torch
@@ -421,8 +406,8 @@ class JaxJit(Peer):
         last.block_until_ready()  # one stream: the last to finish
         return time.perf_counter() - start
 
-    def time(self, case, run, warmup, reps):
-        for _ in range(max(1, warmup)):
+    def time(self, case, run, reps):
+        for _ in range(WARMUP):
             self.time_batch(False)
             self.time_batch(True)
         times = []
@@ -450,61 +435,8 @@ class CupyCopyto(Peer):
         return lambda: self.cp.copyto(y, x.T)
 
 
-class CutensorPermute(Peer):
-    """cuTENSOR's permutation of the two modes, planned once per shape."""
-
-    key, name, op = "cutensor", "cutensor", "cutensorPermute B[c,r] = A[r,c] (CuPy's bindings)"
-
-    def __init__(self, timer):
-        super().__init__(timer)
-        self.cp = import_cupy(timer)
-        try:
-            import cupyx.cutensor  # noqa: F401  (loads libcutensor)
-            from cupy_backends.cuda.libs import cutensor
-
-            self.handle = self.cp.cuda.device.get_cutensor_handle().ptr
-        except Exception as err:  # ImportError, or the library is missing
-            raise Unavailable(f"cuTENSOR is not installed ({first_line(err)})") from err
-        self.ct, self.version, self.made = cutensor, dotted(cutensor.get_version()), []
-
-    def descriptor(self, shape, pointer):
-        """A row-major float32 tensor descriptor, with the pointer's alignment."""
-        import numpy as np
-
-        alignment = 256
-        while pointer % alignment:
-            alignment //= 2
-        extent, stride = np.array(shape, dtype=np.int64), np.array([shape[1], 1], dtype=np.int64)
-        desc = self.ct.createTensorDescriptor(self.handle, 2, extent.ctypes.data, stride.ctypes.data,
-                                              self.ct.R_32F, alignment)
-        self.made.append((self.ct.destroyTensorDescriptor, desc))
-        return desc
-
-    def make(self, case):
-        import numpy as np
-
-        ct, handle = self.ct, self.handle
-        x_ptr, y_ptr = case.x.data_ptr(), case.y.data_ptr()
-        desc_x = self.descriptor((case.rows, case.cols), x_ptr)
-        desc_y = self.descriptor((case.cols, case.rows), y_ptr)
-        self.modes = np.array([ord("r"), ord("c")], dtype=np.int32), np.array([ord("c"), ord("r")], dtype=np.int32)
-        op = ct.createPermutation(handle, desc_x, self.modes[0].ctypes.data, ct.OP_IDENTITY,
-                                  desc_y, self.modes[1].ctypes.data, ct.COMPUTE_32F)
-        pref = ct.createPlanPreference(handle, ct.ALGO_DEFAULT, ct.JIT_MODE_NONE)
-        plan = ct.createPlan(handle, op, pref, 0)  # a permutation needs no workspace
-        self.made += [(ct.destroyOperationDescriptor, op), (ct.destroyPlanPreference, pref), (ct.destroyPlan, plan)]
-        self.alpha = np.ones(1, dtype=np.float32)  # a host scalar, kept alive
-        return lambda: ct.permute(handle, plan, self.alpha.ctypes.data, x_ptr, y_ptr)
-
-    def release(self):
-        self.timer.stream.synchronize()
-        while self.made:
-            destroy, handle = self.made.pop()
-            destroy(handle)
-
-
 # The copy bound and the tutorial first: their medians are the other rows' denominators.
-PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, JaxJit, CupyCopyto, CutensorPermute]
+PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, JaxJit, CupyCopyto]
 BY_KEY = {cls.key: cls for cls in PEERS}
 
 
@@ -531,7 +463,7 @@ def measure(timer, peer, case, args) -> dict:
         if wrong:
             machine.say(f"peers: error: {label} gave {wrong} wrong elements")
             return row(timer, peer, case.rows, case.cols, "FAIL")
-        return row(timer, peer, case.rows, case.cols, "PASS", *peer.time(case, run, args.warmup, args.reps))
+        return row(timer, peer, case.rows, case.cols, "PASS", *peer.time(case, run, args.reps))
     except RuntimeError as err:  # a failed launch
         machine.say(f"peers: error: {label}: {first_line(err)}")
         return row(timer, peer, case.rows, case.cols, "FAIL")
@@ -546,7 +478,7 @@ def measure_shape(timer, entries, rows: int, cols: int, args) -> list[dict]:
         print(f"skip: {rows}x{cols}: x, y and the reference need {3 * rows * cols * 4 / 2**30:.1f} GiB, "
               f"{free / 2**30:.1f} GiB is free")
         return [row(timer, peer or cls, rows, cols, "SKIP") for cls, peer in entries]
-    case = Case(timer.torch, rows, cols, args.seed)
+    case = Case(timer.torch, rows, cols)
     out = [measure(timer, peer, case, args) if peer else row(timer, cls, rows, cols, "SKIP") for cls, peer in entries]
     del case
     timer.torch.cuda.empty_cache()
@@ -565,13 +497,13 @@ def ratios(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.round({"median_ms": 6, "min_ms": 6, "gbps": 1, "pct_of_copy": 1, "vs_tutorial": 3})
 
 
-def run_once(timer, entries, shapes, seed: int) -> int:
+def run_once(timer, entries, shapes) -> int:
     """Each peer's op once per shape inside an NVTX range `once` (what Nsight Compute profiles)."""
     for cls, peer in entries:
         if peer is None:
             raise machine.Stop(f"{cls.key} cannot run here (see the skip line above)")
     for shape in shapes:
-        case = Case(timer.torch, shape.rows, shape.cols, seed, reference=False)
+        case = Case(timer.torch, shape.rows, shape.cols, reference=False)
         for _, peer in entries:
             run = peer.make(case)  # compiling and tuning stay outside the range
             timer.stream.synchronize()
@@ -594,11 +526,11 @@ def write_results(frame, timer, entries, args) -> None:
     fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
                      f"L2 {timer.l2_bytes >> 20} MiB)",
               "driver": machine.driver(), "python": platform.python_version(),
-              "torch": f"{torch.__version__} (CUDA {torch.version.cuda})"}
+              "pytorch": f"{torch.__version__} (CUDA {torch.version.cuda})"}  # "torch" is a peer's key
     for cls, peer in entries:
         fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {args.skipped[cls.key]}"
     fields.update({"command": " ".join(["python3 -m lab.peers", *sys.argv[1:]]),
-                   "reps": f"{args.reps}, warmup: {args.warmup}", "timing method": TIMING_METHOD})
+                   "reps": f"{args.reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
     machine.write_env(path.with_name(f"{gpu}-peers-env.txt"), fields)
     machine.say(f"peers: wrote {os.path.relpath(path)}")
 
@@ -609,8 +541,6 @@ def parse_args(argv):
     parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
     parser.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated ROWSxCOLS (default: %(default)s)")
     parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and shape (default %(default)s)")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the random input")
     parser.add_argument("--peers", default=",".join(others),
                         help="the peers besides the copy bound and the tutorial: any of " + ", ".join(others))
     parser.add_argument("--lib", default=str(DEFAULT_LIB), help="the tutorial's library (make peers-lib builds it)")
@@ -623,8 +553,8 @@ def parse_args(argv):
         parser.error(str(err))
     if any(s.offset for s in args.shapes):
         parser.error("the peers take no offset: write ROWSxCOLS")
-    if args.reps < 1 or args.warmup < 0:
-        parser.error("--reps must be at least 1 and --warmup at least 0")
+    if args.reps < 1:
+        parser.error("--reps must be at least 1")
     wanted = [k for k in re.split(r"[,\s]+", args.peers.strip()) if k]
     # --once runs what it is told, the tutorial included; the copy bound is a memcpy: no kernel to profile.
     allowed = [cls.key for cls in PEERS[1 if args.once else 2:]]
@@ -662,7 +592,7 @@ def run(argv=None) -> int:
             entries.append((cls, None))
             args.skipped[cls.key] = str(err)
     if args.once:
-        return run_once(timer, entries, args.shapes, args.seed)
+        return run_once(timer, entries, args.shapes)
     rows = [r for s in args.shapes for r in measure_shape(timer, entries, s.rows, s.cols, args)]
     frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
     print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))

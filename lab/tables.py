@@ -1,18 +1,8 @@
-"""The tables and numbers that the write-ups' templates (`*.md.j2`) ask for.
+"""The tables and numbers that the write-ups' templates (`*.md.j2`) ask for; lab.docs renders them.
 
-Every function a template calls is here; lab.docs renders the templates.  Each
-reads the committed results in docs/results/ through lab.results and returns
-Markdown: a table with a note above it and its source under it, or, for
-value(), one number as a sentence writes it.  A row that does not exist is an
-error (TemplateError), never an empty or made-up cell.
-
-Parameters are strings as the templates write them: steps="04,05",
-shapes="8192x8192,10007x7919+1" (ROWSxCOLS[+OFFSET]).  gpu= names the results
-docs/results/<gpu>*.csv and defaults to the page's GPU.
-
-Which rows are baselines is said by the `role` column (lab.schema), never by a
-kernel's name.  Every ratio shown is the one its own run printed: a run times
-its own copy bound and cuBLAS, so rows are only compared within one run.
+Each function reads the committed results in docs/results/ and returns Markdown (a note, a table,
+its source) or, for value(), one number. A missing row is an error, never a made-up cell. gpu=
+defaults to the page's GPU. Every ratio shown is the one its own run printed.
 """
 
 from __future__ import annotations
@@ -30,6 +20,8 @@ import pandas as pd
 
 from lab import results, schema
 from lab import tuning as tuning_rule
+from lab.metrics import explain
+from lab.metrics import label as metric_label
 from lab.results import Shape
 
 ROOT = schema.ROOT
@@ -54,17 +46,13 @@ class Page:
 
 # ------------------------------------------------------------- the results files
 
-# The layout of each kind of results file (docs/results/<gpu>-<kind>.csv).
-LAYOUT_OF = {"bench": "bench", "profile": "profile", "peers-profile": "profile", "peers": "peers",
-             "timing": "timing", "reference-timings": "reference", "narrow": "bench"}
+# The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
+LAYOUT_OF = {"profile": "profile", "peers": "peers", "timing": "timing", "reference-timings": "reference"}
 
 
 @functools.cache
 def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
-    """A results file with one more column, `at`: the shape as the programs write it.
-
-    gpu "" with kind reference-timings is docs/reference-timings.csv, the exercises' own.
-    """
+    """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
     file = REFERENCE_CSV if not gpu else results.path(gpu, kind)
     try:
         frame = results.load(file, LAYOUT_OF.get(kind, "bench"))
@@ -84,10 +72,7 @@ def read_env(file: Path) -> dict:
 
 
 def source(gpu: str, kind: str = "bench") -> str:
-    """The line under a table: which file, measured on which GPU, and when.
-
-    The reference timings say so in their own columns; the others in the env file beside them.
-    """
+    """The line under a table: which file, measured on which GPU (from the env file beside it), and when."""
     file = REFERENCE_CSV if not gpu else results.path(gpu, kind)
     if kind == "reference-timings":
         first = load(gpu, kind).iloc[0]
@@ -105,6 +90,7 @@ def runs(gpu: str, kind: str = "bench") -> dict:
 
 
 def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFrame:
+    """The rows of one run; an error if the results have none."""
     run = runs(gpu, kind).get((step, str(shape)))
     if run is None:
         raise TemplateError(f"no run of step {step} at {shape} in {results.path(gpu, kind).name}")
@@ -112,26 +98,20 @@ def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFr
 
 
 @functools.cache
-def variants_defined(step: str) -> frozenset | None:
-    """The variant names steps/NN_*/*.cu defines today, or None if the step has no folder."""
-    sources = list(ROOT.glob(f"steps/{step}_*/*.cu"))
-    if not sources:
-        return None
-    return frozenset(re.findall(r'^\s*\{"(\w+)",', sources[0].read_text(), flags=re.M))
+def variants_defined(step: str) -> frozenset:
+    """The variant names the step's .cu file (steps/NN_*/*.cu) defines today."""
+    text = "".join(cu.read_text() for cu in ROOT.glob(f"steps/{step}_*/*.cu"))
+    return frozenset(re.findall(r'^\s*\{"(\w+)",', text, flags=re.M))
 
 
 def kernels(run: pd.DataFrame) -> pd.DataFrame:
-    """The program's own kernels, in the order it printed them.
-
-    Rows of a variant the step no longer defines stay in the committed CSV (a write-up may quote
-    them through value()) but leave the tables, which show the steps as they are.
-    """
+    """The program's own kernels, in the order it printed them, less those its step no longer defines."""
     return current(run[run["role"] == "kernel"])
 
 
 def current(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows less those of kernels that their step no longer defines (baselines stay)."""
-    keep = [role != "kernel" or variants_defined(step) is None or kernel in variants_defined(step)
+    """The rows less those of variants the step no longer defines: value() may quote them, the tables don't."""
+    keep = [role != "kernel" or kernel in variants_defined(step)
             for step, kernel, role in zip(rows["step"], rows["kernel"], rows["role"], strict=True)]
     return rows[keep]
 
@@ -184,7 +164,7 @@ fmt_ratio3 = formatter("{:.3f}x")
 
 def fmt_metric(value: float) -> str:
     """A counter: whole numbers with thousands separators, others to 3 significant digits."""
-    if value is None or pd.isna(value):
+    if pd.isna(value):
         return "-"
     if value == int(value) and abs(value) >= 1:
         return f"{int(value):,}"
@@ -234,10 +214,7 @@ def step_list(text: str | None, required: bool = True) -> list[str]:
 
 
 def shape_list(text: str | None) -> list[Shape]:
-    try:
-        shapes = [Shape.parse(item) for item in split(text)]
-    except ValueError as err:
-        raise TemplateError(str(err)) from err
+    shapes = [Shape.parse(item) for item in split(text)]  # a ValueError names a bad one
     if not shapes:
         raise TemplateError("no shape given")
     return shapes
@@ -255,13 +232,11 @@ def measured_cells(row: pd.Series) -> list[str]:
             fmt_ratio(row["vs_cublas"]), fmt_text(row["check"])]
 
 
-def kernel_label(step: str, kernel: str, default: str | None) -> str:
-    if default is None or kernel == default:
-        return f"{step} {kernel}"
-    return f"{step} {default} (--variant {kernel})"
+def kernel_label(step: str, kernel: str, default: str) -> str:
+    return f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel})"
 
 
-def labelled_rows(run: pd.DataFrame, step: str, default: str | None) -> list[tuple[str, pd.Series]]:
+def labelled_rows(run: pd.DataFrame, step: str, default: str) -> list[tuple[str, pd.Series]]:
     """(label, row) of a run's kernels, then of its bounds, marked as copies."""
     rows = [(kernel_label(step, r["kernel"], default), r) for _, r in kernels(run).iterrows()]
     bounds = run[run["role"] == "bound"]
@@ -269,15 +244,10 @@ def labelled_rows(run: pd.DataFrame, step: str, default: str | None) -> list[tup
 
 
 def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
-    """The copy bound and cuBLAS of one run."""
-    body = []
+    """The copy bound and cuBLAS of one run of the sweep (every run times both)."""
     best, blas = copy_bound(run), library(run)
-    if best is not None:
-        body.append([first_cell, f"copy bound ({best['kernel']})"] + measured_cells(best))
-        first_cell = ""
-    if blas is not None:
-        body.append([first_cell, DISPLAY_NAMES.get(blas["kernel"], blas["kernel"])] + measured_cells(blas))
-    return body
+    return [[first_cell, f"copy bound ({best['kernel']})"] + measured_cells(best),
+            ["", DISPLAY_NAMES.get(blas["kernel"], blas["kernel"])] + measured_cells(blas)]
 
 
 def table(page: Page, steps: str, shapes: str, gpu: str | None = None) -> str:
@@ -287,7 +257,7 @@ def table(page: Page, steps: str, shapes: str, gpu: str | None = None) -> str:
     for shape in shape_list(shapes):
         body += baseline_rows(the_run(gpu, steps[0], shape), shape.label())
         for step in steps:
-            for label, row in labelled_rows(the_run(gpu, step, shape), step, default_names(gpu).get(step)):
+            for label, row in labelled_rows(the_run(gpu, step, shape), step, default_names(gpu)[step]):
                 body.append(["", label] + measured_cells(row))
     note = (f"Copy bound and cuBLAS: measured by the step {steps[0]} program at each shape. "
             "Each row's % of copy and vs cuBLAS come from its own run.")
@@ -298,7 +268,7 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
             gpu: str | None = None) -> str:
     """One row per kernel and shape, with the copy bound and cuBLAS of its own run as columns.
 
-    variants= lists the steps that show every variant; the others show their default kernel.
+    variants= lists the steps that show every variant (the others: their default kernel);
     study=NAME reads docs/results/<gpu>-NAME.csv instead of the sweep.
     """
     gpu, steps, kind = gpu or page.gpu, step_list(steps), study or "bench"
@@ -310,9 +280,8 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
             best, blas = copy_bound(run), library(run)
             rows = labelled_rows(run, step, default_kernel(run)["kernel"])
             for label, row in rows if step in every_variant else rows[:1]:
-                body.append([shape.label(), label, fmt_ms(best["median_ms"]) if best is not None else "-",
-                             fmt_ms(blas["median_ms"]) if blas is not None else "-", fmt_ms(row["median_ms"]),
-                             fmt_pct(row["pct_of_copy"]), fmt_ratio(row["vs_cublas"])])
+                body.append([shape.label(), label, fmt_ms(best["median_ms"]), fmt_ms(blas["median_ms"]),
+                             fmt_ms(row["median_ms"]), fmt_pct(row["pct_of_copy"]), fmt_ratio(row["vs_cublas"])])
     header = ["shape", "kernel", "copy ms", "cuBLAS ms", "kernel ms", "% of copy", "vs cuBLAS"]
     note = ("Median times; copy and cuBLAS were timed in the same run as the kernel, so "
             "% of copy = copy ms / kernel ms and vs cuBLAS = cuBLAS ms / kernel ms.")
@@ -340,31 +309,29 @@ def ladder(page: Page, shape: str, gpu: str | None = None) -> str:
     return block(note, markdown(["step", "kernel"] + MEASURED_HEADER, body), source(gpu))
 
 
-def best_kernel(gpu: str, shape: Shape, column: str) -> pd.Series | None:
+def best_kernel(gpu: str, shape: Shape, column: str) -> pd.Series:
     """The kernel row of any step at a shape with the highest value of column."""
     rows = load(gpu)
-    rows = kernels(rows[rows["at"] == str(shape)]).dropna(subset=[column])
-    return rows.loc[rows[column].idxmax()] if len(rows) else None
+    rows = kernels(rows[rows["at"] == str(shape)])
+    return rows.loc[rows[column].idxmax()]
 
 
-def gaps(page: Page, step: str, over: str = "1", gpu: str | None = None) -> str:
-    """Every swept shape where the step's default kernel trails the best kernel by more than `over` points."""
+def gaps(page: Page, step: str, gpu: str | None = None) -> str:
+    """Every swept shape where the step's default kernel trails the best kernel by more than a point."""
     gpu, step = gpu or page.gpu, step_list(step)[0]
-    points = float(over)
     shapes = sorted((Shape.parse(at) for s, at in runs(gpu) if s == step),
                     key=lambda sh: (sh.rows * sh.cols, sh.rows, sh.offset))
     body = []
     for shape in shapes:
         ours, best = default_kernel(the_run(gpu, step, shape)), best_kernel(gpu, shape, "pct_of_copy")
         gap = best["pct_of_copy"] - ours["pct_of_copy"]
-        if gap > points:
+        if gap > 1:
             body.append([shape.label(), fmt_pct(ours["pct_of_copy"]),
                          f"{best['step']} {best['kernel']}: {fmt_pct(best['pct_of_copy'])}", f"{gap:.1f}",
                          f"{ours['median_ms'] / best['median_ms']:.3f}", f"{ours['min_ms'] / best['min_ms']:.3f}"])
-    note = (f"Step {step}'s default kernel against the fastest kernel of any step, at every swept shape "
-            f"where it trails by more than {over} point{'' if points == 1 else 's'} of % of copy (each from "
-            f"its own run). Time ratios above 1 mean step {step} is slower; where the fastest runs agree "
-            "and only the medians differ, the gap is the run, not the kernel.")
+    note = (f"Step {step}'s default kernel against the fastest kernel of any step, at every swept shape where it "
+            f"trails by more than 1 point of % of copy (each from its own run). Time ratios above 1 mean step {step} "
+            "is slower; where the fastest runs agree and only the medians differ, the gap is the run, not the kernel.")
     header = ["shape", f"step {step}", "fastest in the tutorial", "gap (points)", "median time ratio",
               "fastest-run time ratio"]
     return block(note, markdown(header, body) if body else "*No such shape.*", source(gpu))
@@ -457,36 +424,15 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
 
 # ------------------------------------------------------------- Nsight Compute counters
 
-@functools.cache
-def metric_table() -> pd.DataFrame:
-    """lab/metrics.csv: each Nsight Compute metric the profiler collects, its short label, and
-    for the profiler's own ratios (named without "__") the numerator and denominator."""
-    return pd.read_csv(ROOT / "lab" / "metrics.csv", keep_default_na=False).set_index("metric")
-
-
-def metric_label(metric: str) -> str:
-    """The short label of a metric, or its full name if it has none."""
-    labels = metric_table()["label"]
-    return labels.get(metric, metric)
-
-
-def explain(metric: str) -> str:
-    """How a metric is obtained: its ncu name, or a ratio of two."""
-    row = metric_table().loc[metric]
-    return f"`{row['numerator']}` / `{row['denominator']}`" if row["numerator"] else f"`{metric}`"
-
-
-def profiled(frame: pd.DataFrame, steps: list[str], shape: Shape) -> pd.DataFrame:
-    """kernels x metrics of the given steps at one shape; step, kernel and role first, in file order."""
-    rows = frame[frame["step"].isin(steps) & (frame["at"] == str(shape))]
+def profile_rows(gpu: str, steps: list[str], shape: Shape, variant: str | None) -> list[tuple]:
+    """(label, {metric: value}) of the steps' kernels: each default first, its variants, then baselines."""
+    rows = load(gpu, "profile")
+    rows = rows[rows["step"].isin(steps) & (rows["at"] == str(shape))]
+    if rows.empty:
+        raise TemplateError(f"no profile of steps {','.join(steps)} at {shape}")
     wide = rows.pivot_table(index=["step", "kernel", "role"], columns="metric", values="value",
                             aggfunc="last", sort=False)
-    return wide.reset_index()
-
-
-def step_profile_rows(gpu: str, steps: list[str], shape: Shape, variant: str | None) -> list[tuple]:
-    """(label, {metric: value}) of the steps' kernels: each default first, its variants, then baselines."""
-    wide = current(profiled(load(gpu, "profile"), steps, shape))
+    wide = current(wide.reset_index())
     if variant:
         wide = wide[(wide["role"] != "kernel") | (wide["kernel"] == variant)]
     defaults = default_names(gpu)
@@ -494,58 +440,35 @@ def step_profile_rows(gpu: str, steps: list[str], shape: Shape, variant: str | N
                        variant=wide["kernel"] != wide["step"].map(defaults))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
     return [(DISPLAY_NAMES.get(row["kernel"], row["kernel"]) if row["baseline"]
-             else kernel_label(row["step"], row["kernel"], defaults.get(row["step"])), row)
+             else kernel_label(row["step"], row["kernel"], defaults[row["step"]]), row)
             for _, row in wide.iterrows()]
 
 
-def peer_profile_rows(gpu: str, peers: list[str], shape: Shape) -> list[tuple]:
-    """(label, {metric: value}) of each listed peer's kernels, from <gpu>-peers-profile.csv."""
-    wide = profiled(load(gpu, "peers-profile"), ["peers"], shape)
-    labelled = []
-    for peer in peers:
-        for _, row in wide.iterrows():
-            if row["kernel"] == peer or row["kernel"].startswith(peer + ":"):
-                labelled.append((f"{row['kernel']} (peers run)" if peer == "tutorial" else row["kernel"], row))
-    return labelled
+def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | None = None, baselines: str = "no",
+            gpu: str | None = None) -> str:
+    """Kernels x Nsight Compute metrics of some steps at one shape, from <gpu>-profile.csv.
 
-
-def profile(page: Page, shape: str, metrics: str, steps: str | None = None, peers: str | None = None,
-            baselines: bool | str = False, variant: str | None = None, gpu: str | None = None) -> str:
-    """Kernels x Nsight Compute metrics at one shape, from <gpu>-profile.csv and <gpu>-peers-profile.csv.
-
-    variant= keeps that variant of each step, and the baselines.  baselines= changes nothing here:
-    it is accepted so that a template can say the copy and cuBLAS rows are wanted, which
-    lab/profile_plan.csv, not the docs, tells the profiler.
+    variant= keeps that variant of each step, and the baselines. baselines="yes" only tells
+    lab.profile that the plan must profile the copy and cuBLAS rows too.
     """
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
-    peer_list, step_numbers = split(peers), step_list(steps, required=not peers)
-    labelled = step_profile_rows(gpu, step_numbers, shape, variant) if step_numbers else []
-    labelled += peer_profile_rows(gpu, peer_list, shape) if peer_list else []
-    if not labelled:
-        raise TemplateError(f"no profile of steps {steps} or peers {peers} at {shape}")
+    labelled = profile_rows(gpu, step_list(steps), shape, variant)
     missing = [m for m in wanted if all(m not in row or pd.isna(row[m]) for _, row in labelled)]
     if missing:
         raise TemplateError(f"no kernel at {shape} has the metric {missing[0]}")
     body = [[name] + [fmt_metric(row.get(m)) for m in wanted] for name, row in labelled]
     legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
-    sources = [source(gpu, "profile")] * bool(step_numbers) + [source(gpu, "peers-profile")] * bool(peer_list)
     return block(f"{shape.label()}, one kernel launch each.",
                  markdown(["kernel"] + [metric_label(m) for m in wanted], body),
-                 f"Metrics: {legend}." if legend else "", " ".join(sources))
+                 f"Metrics: {legend}." if legend else "", source(gpu, "profile"))
 
 
 # ------------------------------------------------------------- other libraries and the timing study
 
-def peers(page: Page, shapes: str | None = None, gpu: str | None = None) -> str:
+def peers(page: Page, gpu: str | None = None) -> str:
     """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv."""
     gpu = gpu or page.gpu
     rows = load(gpu, "peers")
-    if shapes:
-        order = [str(s) for s in shape_list(shapes)]
-        absent = [at for at in order if at not in set(rows["at"])]
-        if absent:
-            raise TemplateError(f"no peers row at {absent[0]} in {results.path(gpu, 'peers').name}")
-        rows = rows[rows["at"].isin(order)].sort_values("at", key=lambda c: c.map(order.index), kind="stable")
     # Most rows share one timing method; the others are marked and named in the note.
     counts = Counter(m for m in rows["method"] if isinstance(m, str))
     usual = counts.most_common(1)[0][0] if counts else ""
@@ -579,9 +502,8 @@ def timing(page: Page, gpu: str | None = None) -> str:
         for (step, at), run in runs(gpu, "timing").items():
             run = run[run["flush"] == flush]
             best, kernel = copy_bound(run), default_kernel(run)
-            if best is not None and kernel is not None:
-                body.append([Shape.parse(at).label(), name, fmt_ms(best["median_ms"]), f"{step} {kernel['kernel']}",
-                             fmt_ms(kernel["median_ms"]), fmt_pct(kernel["pct_of_copy"])])
+            body.append([Shape.parse(at).label(), name, fmt_ms(best["median_ms"]), f"{step} {kernel['kernel']}",
+                         fmt_ms(kernel["median_ms"]), fmt_pct(kernel["pct_of_copy"])])
     header = ["shape", "L2 flush", "copy bound ms", "kernel", "kernel ms", "% of copy"]
     note = "Median of the runs; the copy bound is the faster of cudaMemcpy and the copy kernel in the same run."
     return block(note, markdown(header, body), source(gpu, "timing"))
@@ -608,7 +530,7 @@ def steps(page: Page) -> str:
 
 
 def exercise_rows(ex: str) -> dict:
-    """{kernel: row} of one exercise in docs/reference-timings.csv."""
+    """{kernel: row} of one exercise in docs/reference-timings.csv (kernel: reference, step, ...)."""
     rows = load("", "reference-timings")
     mine = rows[rows["exercise"].str.split("_").str[0] == ex]
     return {row["kernel"]: row for _, row in mine.iterrows()}
@@ -617,25 +539,17 @@ def exercise_rows(ex: str) -> dict:
 def also_row(gpu: str, item: str, shape: Shape) -> tuple[str, pd.Series]:
     """(label, row) of one also= item: NN is step NN's reference row, NN:VARIANT a variant from the sweep."""
     step, _, variant = item.partition(":")
-    step_list(step)
     if not variant:
-        row = exercise_rows(step).get("step")
-        if row is None:
-            raise TemplateError(f"exercise {step} has no step row in docs/reference-timings.csv")
-        return f"step {step}", row
-    run = kernels(the_run(gpu, step, shape))
-    row = run[run["kernel"] == variant]
-    if row.empty:
-        raise TemplateError(f"step {step} has no kernel {variant} at {shape}")
-    return f"step {step} `--variant {variant}` (from {results.path(gpu).relative_to(ROOT)})", row.iloc[0]
+        return f"step {step}", exercise_rows(step)["step"]
+    run = kernels(the_run(gpu, step_list(step)[0], shape))
+    row = only(run[run["kernel"] == variant], f"step {step} kernel {variant} at {shape}")
+    return f"step {step} `--variant {variant}` (from {results.path(gpu).relative_to(ROOT)})", row
 
 
 def expected(page: Page, ex: str, also: str | None = None, gpu: str | None = None) -> str:
     """What speed an exercise can expect: the reference solution, the step, and the also= rows."""
     gpu, ex = gpu or page.gpu, step_list(ex)[0]
     mine = exercise_rows(ex)
-    if "reference" not in mine or "step" not in mine:
-        raise TemplateError(f"exercise {ex} has no reference timing in docs/reference-timings.csv")
     reference, step = mine["reference"], mine["step"]
     shape = Shape.parse(reference["at"])
     entries = [("the reference solution", reference), (f"step {ex}", step)]
@@ -703,12 +617,6 @@ def bench_row(gpu: str, step: str, shape: Shape, kernel: str | None) -> pd.Serie
     return row
 
 
-def metric_value(frame: pd.DataFrame, step: str, kernel: str, shape: Shape, metric: str, what: str) -> str:
-    rows = frame[(frame["step"] == step) & (frame["kernel"] == kernel) & (frame["metric"] == metric)
-                 & (frame["at"] == str(shape))]
-    return fmt_metric(only(rows, what)["value"])
-
-
 def peer_row(gpu: str, peer: str, shape: Shape, what: str) -> pd.Series:
     """The tutorial's row of the peers run, or a peer's own (not its copy bound)."""
     rows = load(gpu, "peers")
@@ -724,7 +632,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
 
     step= [kernel=] shape= col=     a kernel of the sweep (kernel=copy_bound or cublas: a baseline)
     step= [kernel=] shape= metric=  a counter of <gpu>-profile.csv
-    peer= shape= col= | metric=     a row of <gpu>-peers.csv or <gpu>-peers-profile.csv
+    peer= shape= col=               a row of <gpu>-peers.csv
     flush= kernel= shape= col=      a row of the timing study, <gpu>-timing.csv
     max=pct_of_copy min_side=N      the highest % of copy at shapes with both sides >= N
     tuning=vec4_limit               the size up to which step 12's answer runs step 09's kernel
@@ -741,13 +649,13 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
         rows = load(gpu, "timing")
         row = only(rows[(rows["flush"] == flush) & (rows["kernel"] == kernel) & (rows["at"] == str(at))], what)
         return quoted(row, col, BENCH_FORMATS, what)
-    if peer is not None and metric is not None:
-        return metric_value(load(gpu, "peers-profile"), "peers", peer, at, metric, what)
     if peer is not None:
         return quoted(peer_row(gpu, peer, at, what), col, PEER_FORMATS, what)
     if metric is not None:
-        step = step_list(step)[0]
-        return metric_value(load(gpu, "profile"), step, kernel or default_names(gpu).get(step), at, metric, what)
+        step, rows = step_list(step)[0], load(gpu, "profile")
+        kernel = kernel or default_names(gpu).get(step)
+        rows = rows[(rows["step"] == step) & (rows["kernel"] == kernel) & (rows["metric"] == metric)]
+        return fmt_metric(only(rows[rows["at"] == str(at)], what)["value"])
     return quoted(bench_row(gpu, step, at, kernel), col, BENCH_FORMATS, what)
 
 
@@ -760,8 +668,6 @@ def highest(gpu: str, column: str, min_side: str) -> str:
     if rows["pct_of_copy"].dropna().empty:
         raise TemplateError(f"no kernel in {results.path(gpu).name} has both sides >= {side}")
     return fmt_pct(rows["pct_of_copy"].max())
-
-
 
 
 def vec4_limit(gpu: str, tuning: str) -> str:
