@@ -6,7 +6,7 @@
 #
 # lab/peers.py times, in one Python process and on the same input tensor, the
 # copy bound, the tutorial's last step, cuBLAS, PyTorch (eager and
-# torch.compile), a Triton kernel, JAX, CuPy and cuTENSOR, and writes
+# torch.compile), a Triton kernel, JAX and CuPy, and writes
 # docs/results/<gpu>-peers.csv. It calls the last step's default kernel
 # through a shared library built here:
 #
@@ -30,7 +30,7 @@ PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
 
 .PHONY: peers peers-lib peers-profile
 
-peers: $(PEERS_LIB) ## time the last step beside cuBLAS, PyTorch, Triton, JAX, CuPy, cuTENSOR -> docs/results/<gpu>-peers.csv
+peers: $(PEERS_LIB) ## time the last step beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv
 	@python3 -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 
 peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the last step's default kernel for lab/peers.py
