@@ -3,6 +3,9 @@
     python3 -m lab.docs [TEMPLATE ...]           write the outputs (default: every template)
     python3 -m lab.docs --check [TEMPLATE ...]   change nothing; fail if a committed output differs
 
+A template named on the command line may lie outside the repository (a test's planted page): it is
+then loaded from its own folder.
+
 The templates are Jinja2 (README.md.j2, docs/**/*.md.j2, exercises/*/README.md.j2); the
 functions they call are lab.tables', which read the committed results.  The check renders
 each template again and compares the whole file, byte for byte, with the committed one, so a
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -40,10 +44,15 @@ def front_page_gpu() -> str:
     return gpus[gpus["front_page"] == "yes"]["slug"].iloc[0]
 
 
-def environment() -> jinja2.Environment:
-    """Jinja2 as the templates expect it: nothing escaped, an undefined name an error."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT), undefined=jinja2.StrictUndefined,
+def environment(root: Path = ROOT) -> jinja2.Environment:
+    """Jinja2 as the templates expect it, loading from root: nothing escaped, an undefined name an error."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(root), undefined=jinja2.StrictUndefined,
                               keep_trailing_newline=True, autoescape=False)
+
+
+def root_of(template: Path) -> Path:
+    """The folder a template is loaded from: the repository, or its own folder if it lies outside."""
+    return ROOT if template.is_relative_to(ROOT) else template.parent
 
 
 class RenderError(Exception):
@@ -57,10 +66,10 @@ def template_line(template: Path, err: Exception) -> int | None:
 
 
 def render(env: jinja2.Environment, template: Path, gpu: str) -> str:
-    """The text of the output of one template, its header line first."""
+    """The text of the output of one template, its header line first (env loads from root_of(template))."""
     page = tables.Page(template.parent, gpu)
     functions = {fn.__name__: functools.partial(fn, page) for fn in tables.FUNCTIONS}
-    name = template.relative_to(ROOT).as_posix()
+    name = template.relative_to(root_of(template)).as_posix()
     try:
         gpus = results.gpus().to_dict("records")   # [{slug, name, front_page}], for pages that loop
         text = env.get_template(name).render(gpus=gpus, **functions)
@@ -80,14 +89,30 @@ def first_difference(old: str, new: str) -> str:
     return f"line {min(len(old_lines), len(new_lines)) + 1}"
 
 
+def output_of(template: Path) -> Path:
+    """The page a template renders to: X.md for X.md.j2."""
+    return template.with_suffix("")
+
+
+def stale(template: Path, gpu: str | None = None, env: jinja2.Environment | None = None) -> str | None:
+    """None when the committed page beside template is what it renders to, else where they first differ
+    ("line N"). Raises RenderError for a template that cannot be rendered."""
+    template = template.resolve()
+    text = render(env or environment(root_of(template)), template, gpu or front_page_gpu())
+    output = output_of(template)
+    old = output.read_text() if output.is_file() else ""
+    return None if old == text else first_difference(old, text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m lab.docs", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if an output is out of date")
     parser.add_argument("templates", nargs="*", type=Path, help="*.md.j2 files (default: all of them)")
     args = parser.parse_args(argv)
-    env, gpu, stale = environment(), front_page_gpu(), 0
+    envs, gpu, out_of_date = {}, front_page_gpu(), 0
     for template in [t.resolve() for t in args.templates] or templates():
-        output = template.with_suffix("")
+        output, root = output_of(template), root_of(template)
+        env = envs.setdefault(root, environment(root))
         try:
             text = render(env, template, gpu)
         except RenderError as err:
@@ -96,15 +121,15 @@ def main(argv: list[str] | None = None) -> int:
         old = output.read_text() if output.is_file() else ""
         if old == text:
             continue
-        stale += 1
-        shown = output.relative_to(ROOT)
+        out_of_date += 1
+        shown = os.path.relpath(output, ROOT) if root == ROOT else output
         if args.check:
             print(f"lab.docs: {shown} is out of date at {first_difference(old, text)}: run `make docs-tables`",
                   file=sys.stderr)
         else:
             output.write_text(text)
             print(f"lab.docs: wrote {shown}", file=sys.stderr)
-    return 1 if args.check and stale else 0
+    return 1 if args.check and out_of_date else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-# The figures: every picture in docs/img/ except the Graphviz diagrams (make diagrams).
+# The figures: every picture in docs/img/.
 #
 #   make figures         draw the write-ups' figures and each GPU's ladder and sizes plots
 #   make figures-check   fail, one line per file, if a committed figure differs from a fresh drawing

@@ -3,8 +3,11 @@
 import shutil
 
 import pandas as pd
+import pytest
 
 from lab import schema, tuning
+
+pytestmark = pytest.mark.docs
 
 
 def test_the_header_agrees_with_the_sweeps():

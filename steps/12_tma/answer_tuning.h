@@ -4,12 +4,13 @@
  *        largest matrix on which steps/12_tma/answer.cuh runs step 09's
  *        16-byte kernel (step 11's default beyond it).
  *
- * Kept by hand, and checked: `python3 -m lab.tuning` (run by `make test`)
- * reads each GPU's limit off its committed sweep, docs/results/<gpu>.csv,
- * and fails if a row here disagrees or a GPU of docs/results/gpus.csv has
- * no row. The rule: take the swept shapes on which step 09's 16-byte kernel
- * runs (both sides multiples of 4, at least 64, offset 0) and group them by
- * size in bytes; in each group, average step 09's % of copy less step 11's.
+ * Kept by hand, and checked: `python3 -m lab.tuning` (and `make test`)
+ * reads each GPU's limit off its committed sweep (docs/results/h200.csv for
+ * the H200: the file is named by the GPU's slug in docs/results/gpus.csv),
+ * and fails if a row here disagrees or a GPU of gpus.csv has no row. The
+ * rule: take the swept shapes on which step 09's 16-byte kernel runs (both
+ * sides multiples of 4, at least 64, offset 0) and group them by size in
+ * bytes; in each group, average step 09's % of copy less step 11's.
  * The limit is the largest size before the first group where step 09 does
  * not lead.
  *
