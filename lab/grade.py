@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
-import io
 import json
 import os
 import re
@@ -47,16 +46,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from lab import results, schema
+from lab import machine, results, schema
 from lab.compiled import Compiled, check_requirement, rule_problem
+from lab.metrics import DERIVED, read_ncu_csv
 from lab.sanitizer_report import describe_finding, pick_finding, sanitizer_records, summary_count
+from lab.shapes import tagged
 
 ROOT = schema.ROOT
 BUILD = os.environ.get("BUILD") or "build"
 BUILD_DIR = Path(BUILD) if Path(BUILD).is_absolute() else ROOT / BUILD
 # Private copies of graded files, one folder each; GRADE_WORK lets graders run side by side.
 WORK_DIR = Path(os.environ["GRADE_WORK"]).resolve() if os.environ.get("GRADE_WORK") else BUILD_DIR / "grade-work"
-GPU_PROBE = BUILD_DIR / "tools" / "gpu_probe"  # exits 3 with one line when no GPU is usable
 
 CHECKS = ("Correctness", "Sanitizers", "Technique", "Speed")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -78,13 +78,10 @@ CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ([0-9]+x[0-9]+(?:\+[0
 # What the harness says, with exit code 3, when a shape does not fit in memory.
 DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")
 
-# Nsight Compute counters behind the "profile" requirements: (numerator, denominator).
-PROFILE_METRICS = {
-    "shared_ld_wavefronts_per_request": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                                         "smsp__sass_inst_executed_op_shared_ld.sum"),
-    "shared_st_wavefronts_per_request": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                                         "smsp__sass_inst_executed_op_shared_st.sum"),
-}
+# The ratios of Nsight Compute counters that "profile" requirements may bound (lab/metrics.csv):
+# name -> (numerator, denominator).
+PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denominator"])
+                   for name in ("shared_ld_wavefronts_per_request", "shared_st_wavefronts_per_request")}
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
 
 
@@ -114,12 +111,8 @@ class Ran:
 
 
 def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_LIMIT) -> Ran:
-    """Run cmd from the repository root in a process group of its own.
-
-    Past `timeout` seconds the whole group is killed (make and its compilers, or a program
-    and the kernel it hangs in). Output goes through files and only its first `limit` bytes
-    are read, so a program that prints without end cannot fill memory.
-    """
+    """Run cmd from the repository root in a process group of its own, so that a timeout kills
+    make's compilers or a hung kernel too; only `limit` bytes of output are kept."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
@@ -178,12 +171,11 @@ def progress(message: str) -> None:
 
 
 def find_tool(name: str, variable: str, extra: tuple = ()) -> str | None:
-    """A CUDA tool: $VARIABLE if set, else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, then `extra`."""
-    if os.environ.get(variable):
-        return shutil.which(os.environ[variable])
-    places = [os.path.join(p, "bin", name) for p in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if p]
-    executable = (c for c in places + list(extra) if os.path.isfile(c) and os.access(c, os.X_OK))
-    return shutil.which(name) or next(executable, None)
+    """A CUDA tool as lab.machine finds it, or None: a missing tool is a SKIP here, not a stop."""
+    try:
+        return machine.find_tool(name, variable, *extra)
+    except machine.Stop:
+        return None
 
 
 def ncu_candidates() -> tuple:
@@ -206,17 +198,13 @@ def make_path(path: Path) -> str:
         return str(path)
 
 
-def require_gpu(timeout: float) -> str:
-    """The GPU's name, or EnvironmentProblem with the probe's one line."""
-    if not os.access(GPU_PROBE, os.X_OK):
-        built = make([make_path(GPU_PROBE)], timeout)
-        if built.rc != 0:
-            raise EnvironmentProblem(f"cannot build {make_path(GPU_PROBE)} to look for a GPU: "
-                                     f"{first_error_line(built.text)}")
-    ran = run([GPU_PROBE], 60)
-    if ran.rc != 0:
-        raise EnvironmentProblem(first_error_line(ran.err or ran.out))
-    return ran.out.strip()
+def require_gpu(timeout: float = 0) -> str:
+    """"NAME (compute capability X.Y)", or EnvironmentProblem with lab.machine's one line (timeout: unused)."""
+    try:
+        name, capability = machine.gpu()
+    except machine.Stop as stop:
+        raise EnvironmentProblem(str(stop)) from None
+    return f"{name} (compute capability {capability // 10}.{capability % 10})"
 
 
 # ------------------------------------------------------------------ verdicts
@@ -261,10 +249,6 @@ class Exercise:
     @property
     def floor(self) -> float:
         return float(self.rules["floor"])
-
-    @property
-    def parameter(self) -> dict | None:
-        return self.rules.get("parameter")
 
 
 def exercise_dirs() -> list[Path]:
@@ -333,16 +317,12 @@ def rules_problem(rules) -> str | None:
 
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
-    """The shapes tests/shapes.txt tags `tag`, in its order, then those of `extra` not yet in."""
-    found = []
-    for line in (ROOT / "tests" / "shapes.txt").read_text().splitlines():
-        fields = line.split("#", 1)[0].split()
-        if len(fields) > 1 and tag in fields[1:]:
-            if not SHAPE_RE.fullmatch(fields[0]):
-                raise EnvironmentProblem(f"tests/shapes.txt: {fields[0]!r} is not ROWSxCOLS[+OFFSET]")
-            found.append(fields[0])
-    if not found:
-        raise EnvironmentProblem(f"tests/shapes.txt tags no shape {tag!r}")
+    """The shapes tests/shapes.txt tags `tag` (lab.shapes), then those of `extra` not yet in; a
+    malformed file is the repository's problem (exit 3)."""
+    try:
+        found = tagged(tag)
+    except machine.Stop as stop:
+        raise EnvironmentProblem(str(stop)) from None
     return found + [s for s in extra or [] if s not in found]
 
 
@@ -392,12 +372,6 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
 
 
-def tree_subject(exercise: Exercise, solution: bool) -> Subject:
-    if solution:
-        return Subject(exercise, "solution", ROOT / "solutions" / exercise.name / "solution.cu", exercise.name)
-    return Subject(exercise, "tree", ROOT / "exercises" / exercise.name / "exercise.cu", exercise.name)
-
-
 def file_subject(exercise: Exercise, path: Path, name: str) -> Subject:
     return Subject(exercise, "file", path, name, WORK_DIR / f"{slug(name)}-{exercise.number}")
 
@@ -422,10 +396,8 @@ def prepare_copy(subject: Subject, text: str) -> None:
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
-    """Compile the graded file, check that it defines what the grader links against, then
-    (unless object_only) link its grader program. None when it all worked; a FAIL when the
-    file does not compile or link; EnvironmentProblem when the program fails to link for
-    reasons outside the file (the repository is broken)."""
+    """Compile the graded file (and unless object_only link its grader program): None, a FAIL
+    for the file's faults, or EnvironmentProblem when the repository's part does not link."""
     if subject.mode == "file":
         variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
         object_target, program_target = "grade-file-object", "grade-file"
@@ -492,7 +464,7 @@ def compiler_lines(output: str) -> list[str]:
     return lines[:20]
 
 
-# ------------------------------------------------------------------ technique
+# ------------------------------------------------------------------ technique: cuobjdump, then Nsight Compute
 
 
 def disassemble(obj: Path, timeout: float) -> Compiled | None:
@@ -530,16 +502,9 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
     return Verdict("PASS", f"{met} of {len(verdicts)} requirements met in the compiled code{skipped}", details)
 
 
-# ------------------------------------------------------------------ technique: Nsight Compute
-
-
 def ncu_rows(table: str) -> pd.DataFrame:
-    """ncu's `--page raw --csv` table, its units row dropped, every counter a number."""
-    start = table.find('"ID"')
-    if start < 0:
-        return pd.DataFrame()
-    frame = pd.read_csv(io.StringIO(table[start:]), dtype=str, keep_default_na=False)
-    frame = frame[frame["ID"].str.strip() != ""]
+    """ncu's `--page raw --csv` table (lab.metrics reads it), every counter a number."""
+    frame = read_ncu_csv(table)
     return frame.apply(lambda column: pd.to_numeric(column.str.replace(",", ""), errors="coerce")).fillna(0)
 
 
@@ -551,11 +516,11 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
     ncu = find_tool("ncu", "NCU", ncu_candidates())
     if ncu is None:
         return Verdict("SKIP", "profile checks skipped: Nsight Compute (ncu) not found")
-    metrics = sorted({m for item in wanted for m in PROFILE_METRICS[item["metric"]]})
+    counters = sorted({m for item in wanted for m in PROFILE_METRICS[item["metric"]]})
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "ncu.csv"
         cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
-               "--kernel-name-base", "function", "--metrics", ",".join(metrics), "--log-file", log]
+               "--kernel-name-base", "function", "--metrics", ",".join(counters), "--log-file", log]
         compiled = disassemble(subject.obj, timeout)
         if compiled is not None:
             cmd += ["--kernel-name", "regex:" + "|".join(map(re.escape, compiled.kernel_names()))]
@@ -565,7 +530,7 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
         return Verdict("SKIP", "profile checks skipped: ncu may not read this GPU's performance counters "
                                "(ERR_NVGPUCTRPERM)")
     rows = ncu_rows(table)
-    if ran.rc != 0 or rows.empty or any(m not in rows for m in metrics):
+    if ran.rc != 0 or rows.empty or any(m not in rows for m in counters):
         return Verdict("SKIP", f"profile checks skipped: ncu profiled nothing (exit {ran.rc}: "
                                f"{first_error_line(table + ran.text)})")
     verdicts = []
@@ -727,7 +692,7 @@ def sanitizers(subject: Subject, others: list[Program], options: Options, correc
     if problem:
         return Verdict("SKIP", problem)
     shapes = shapes_for("sanitize", subject.exercise.rules.get("sanitize_shapes"))
-    other_tools = (subject.exercise.parameter or {}).get("sanitize_tools", SANITIZER_TOOLS)
+    other_tools = (subject.exercise.rules.get("parameter") or {}).get("sanitize_tools", SANITIZER_TOOLS)
     runs = [(tool, Program(subject.program)) for tool in SANITIZER_TOOLS]
     runs += [(tool, other) for other in others for tool in other_tools]
     details = []
@@ -820,13 +785,13 @@ def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, 
                            f"best of {SPEED_ATTEMPTS} runs", details), ratio
 
 
-# ------------------------------------------------------------------ parameters
+# ------------------------------------------------------------------ the parameter's other values, and grading
 
 
 def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program], str | None]:
     """The grader programs for the other values of the exercise's parameter, and a FAIL reason
     when there can be none (a value that does not compile, or no #define to change)."""
-    parameter = subject.exercise.parameter
+    parameter = subject.exercise.rules.get("parameter")
     if not parameter:
         return [], None
     name, values = parameter["name"], [str(v) for v in parameter["values"]]
@@ -853,9 +818,6 @@ def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program],
     return programs, None
 
 
-# ------------------------------------------------------------------ grading one subject
-
-
 @dataclass
 class Options:
     timeout: int
@@ -868,11 +830,8 @@ class Options:
 
 @functools.cache
 def confirm_machine(number: str, timeout: float) -> Path:
-    """Build the reference's grader program, make it pass on 1x1 and return it, once per exercise.
-
-    Everything that fails after this is the graded file's doing; anything that fails here is
-    the machine's or the repository's (EnvironmentProblem).
-    """
+    """The reference's grader program, built and passing on 1x1: what fails here is the machine's
+    or the repository's (EnvironmentProblem); what fails later is the graded file's."""
     program = BUILD_DIR / f"grade_{number}_solution"
     progress(f"building {make_path(program)}")
     built = make([make_path(program)], timeout)
@@ -902,8 +861,14 @@ def grade(subject: Subject, options: Options) -> Grade:
         verdicts["Correctness"] = failed
         verdicts.update((check, Verdict("SKIP", "nothing to check: it does not build")) for check in CHECKS[1:])
         return result
-    if options.build_only:
-        return built_only(subject, options.timeout)
+    if options.build_only:  # the parameter's other values are built too
+        others, why_not = parameter_programs(subject, options.timeout)
+        rebuilt = [o.label for o in others if o.path != subject.program]
+        why = f"--build-only: built {make_path(subject.program)}" + (
+            f", and again with {', '.join(rebuilt)}" if rebuilt else "")
+        verdicts["Correctness"] = Verdict("FAIL", why_not) if why_not else Verdict("SKIP", why)
+        verdicts.update((check, Verdict("SKIP", "--build-only")) for check in CHECKS[1:])
+        return result
     progress("reading the compiled code")
     technique = check_compiled_code(subject, options.timeout)
     if options.technique_only:
@@ -935,24 +900,6 @@ def grade(subject: Subject, options: Options) -> Grade:
     return result
 
 
-def built_only(subject: Subject, timeout: float) -> Grade:
-    """--build-only: the grader program is built; so are the parameter's other values."""
-    result = Grade(subject)
-    others, why_not = parameter_programs(subject, timeout)
-    if why_not:
-        result.verdicts["Correctness"] = Verdict("FAIL", why_not)
-    else:
-        rebuilt = [o.label for o in others if o.path != subject.program]
-        why = f"--build-only: built {make_path(subject.program)}" + (
-            f", and again with {', '.join(rebuilt)}" if rebuilt else "")
-        result.verdicts["Correctness"] = Verdict("SKIP", why)
-    result.verdicts.update((check, Verdict("SKIP", "--build-only")) for check in CHECKS[1:])
-    return result
-
-
-# ------------------------------------------------------------------ reports
-
-
 def print_report(result: Grade) -> None:
     subject = result.subject
     whose = f"{subject.name}, exercise " if subject.mode == "file" else ""
@@ -980,7 +927,7 @@ def csv_row(result: Grade) -> list[str]:
     return [result.subject.name] + [result.verdicts[c].status for c in CHECKS] + [ratio, result.reason()]
 
 
-# ------------------------------------------------------------------ command line
+# ------------------------------------------------------------------ reports and command line
 
 
 class Parser(argparse.ArgumentParser):
@@ -1043,7 +990,9 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
         if not args.csv.parent.is_dir():
             raise UsageError(f"no such directory for --csv: {args.csv.parent}")
         return [file_subject(exercises[0], readable_file(f), f.stem) for f in files]
-    return [tree_subject(e, args.solution) for e in exercises]
+    if args.solution:
+        return [Subject(e, "solution", ROOT / "solutions" / e.name / "solution.cu", e.name) for e in exercises]
+    return [Subject(e, "tree", ROOT / "exercises" / e.name / "exercise.cu", e.name) for e in exercises]
 
 
 def main(argv: list[str]) -> int:

@@ -40,7 +40,7 @@ grade: ## grade exercises, four checks each (python3 -m lab.grade): make grade E
 	exit $$code
 
 grade-selftest: ## test the grader on every solution, skeleton and planted wrong answer (pytest; GPU: 10+ min)
-	@GRADER_GPU_TESTS=1 python3 -m pytest tests/test_grader.py -m exercises
+	@python3 -m pytest -p no:cacheprovider tests/test_grader.py --run-slow
 
 reference-timings: ## time every reference solution on this GPU into its reference timings (python3 -m lab.reference)
 	@python3 -m lab.reference

@@ -11,8 +11,9 @@
 # the object, for the checks of the compiled code that need no GPU.
 #
 # The grader copies the student's file into its own folder under
-# build/grade-work/ first, so every student's objects stay apart and a file that
-# no longer compiles can never leave a stale program behind.
+# build/grade-work/ (GRADE_WORK moves it: the tests give each grader run its own)
+# first, so every student's objects stay apart and a file that no longer
+# compiles can never leave a stale program behind.
 
 .PHONY: grade-file grade-file-object
 

@@ -6,7 +6,7 @@
  *
  * Correct, race-free and as fast as the control, which is the point: it is the
  * control. The compiled code has two plain `LDG.E` (the control's and this one) and no
- * `LDG.E.CONSTANT`. tests/test_grader.sh grades it.
+ * `LDG.E.CONSTANT`. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

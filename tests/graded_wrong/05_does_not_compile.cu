@@ -3,7 +3,7 @@
  * @file 05_does_not_compile.cu
  * @brief Exercise 05 with a compile error: the kernel uses `pair` without declaring it.
  *        The grader must report it as a FAIL with the compiler's first error, and a
- *        batch must go on with the next student. tests/test_grader.sh grades it.
+ *        batch must go on with the next student. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

@@ -5,7 +5,7 @@
  *        with one 16-byte load each. Correct on every shape and offset, but not the task.
  *
  * The compiled code has LDG.E.128 and no LDG.E.64, which the exercise's requirements
- * forbid and require. tests/test_grader.sh grades it.
+ * forbid and require. tests/test_grader.py grades it.
  */
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  *        bottom, and the bounds check jumps over the step with `continue`, so a thread
  *        outside the matrix tests the same tile for ever. The grader must kill it at its
  *        time limit, report a FAIL, and (in a batch) go on with the next student.
- *        tests/test_grader.sh grades it with a short --timeout.
+ *        tests/test_grader.py grades it with a short --timeout.
  */
 #include <stdint.h>
 

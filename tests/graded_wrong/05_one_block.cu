@@ -6,7 +6,7 @@
  *        bit-exact and the compiled code has the float2 loads; only the timing shows
  *        that one multiprocessor out of many does the whole transpose.
  *
- * tests/test_grader.sh grades it: Correctness, Sanitizers and Technique PASS, Speed FAILs
+ * tests/test_grader.py grades it: Correctness, Sanitizers and Technique PASS, Speed FAILs
  * far below the floor.
  */
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * leaves a little padding after each buffer, so the read stays inside the allocation
  * and memcheck says nothing; initcheck sees a read of memory nobody wrote. (A separate
  * 4-byte load placed before the bounds check would not do: the compiler moves such a
- * load behind the check. One 8-byte load cannot be split.) tests/test_grader.sh grades it.
+ * load behind the check. One 8-byte load cannot be split.) tests/test_grader.py grades it.
  */
 #include <stdint.h>
 

@@ -6,7 +6,7 @@
  *
  * Bit-exact on every shape, clean under every sanitizer, and not much slower than
  * the reference: only the check of the compiled code can tell that the task (an
- * 8-byte float2 load per pair) was not done. tests/test_grader.sh grades it.
+ * 8-byte float2 load per pair) was not done. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

@@ -9,7 +9,7 @@
  * reference's (same tile, same barriers, same number of shared loads and stores).
  * Only the counters tell: shared store wavefronts per request are 1 instead of 32.
  * Without Nsight Compute the grader cannot catch it and says so (a SKIP line under
- * Technique). tests/test_grader.sh grades it where ncu is present.
+ * Technique). tests/test_grader.py grades it where ncu is present.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

@@ -7,7 +7,7 @@
  * With the graded 32 x 16 block that is the same thing, and every graded shape passes;
  * the grader's run with a 32 x 8 block (GRADE_KERNEL=block32x8) loads only half of each
  * tile and writes what was left in shared memory for the other half. The second kernel
- * is right. tests/test_grader.sh grades it.
+ * is right. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

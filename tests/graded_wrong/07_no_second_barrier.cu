@@ -9,7 +9,7 @@
  * slower warp still reads the previous one, and even then the answer is right on
  * almost every run. racecheck sees the hazard every time on such a shape, which is
  * why exercise 07's grading.json adds one to its sanitizer shapes.
- * tests/test_grader.sh grades it.
+ * tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

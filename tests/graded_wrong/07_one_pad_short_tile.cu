@@ -9,7 +9,7 @@
  * 14 more pairs, so each shared load takes 2 wavefronts instead of 1. The
  * results are still bit-exact and the file has no race; only the tile's size
  * in the compiled code (and Nsight Compute's wavefront counter on the second
- * kernel) shows the mistake. tests/test_grader.sh grades it.
+ * kernel) shows the mistake. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

@@ -7,7 +7,7 @@
  *
  * The default kernel (the first, 32 x 16 block) passes every graded shape; only the
  * run with GRADE_KERNEL=tile16x32, the second kernel, goes wrong, from the first shape
- * with more than 16 rows. tests/test_grader.sh grades it.
+ * with more than 16 rows. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "kernel_utils.cuh"

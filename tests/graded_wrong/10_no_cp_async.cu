@@ -6,7 +6,7 @@
  *        which waits for every load before the tile can be written out.
  *
  * Correct and race-free; the compiled code has no LDGSTS and no DEPBAR, so the check
- * of the technique FAILs. tests/test_grader.sh grades it.
+ * of the technique FAILs. tests/test_grader.py grades it.
  */
 #include "tile_copy.cuh"
 

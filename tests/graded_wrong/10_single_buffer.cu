@@ -5,7 +5,7 @@
  *        filled with cp.async, then a wait for all copies (`__pipeline_wait_prior(0)`)
  *        before the tile is written out. Correct and race-free, but single-buffered:
  *        the compiled code has half the shared memory the task needs and waits with no
- *        batch in flight (DEPBAR.LE SB0, 0x0). tests/test_grader.sh grades it.
+ *        batch in flight (DEPBAR.LE SB0, 0x0). tests/test_grader.py grades it.
  */
 #include "tile_copy.cuh"
 

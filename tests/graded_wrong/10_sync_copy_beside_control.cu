@@ -7,7 +7,7 @@
  * The pipeline calls are still there, so the compiled code has its `DEPBAR.LE SB0, 0x1`,
  * both buffers and four barriers; correct and race-free. Only the count of LDGSTS tells
  * it from the task: the control alone has 16, the student's kernel adds none. A check
- * of "some LDGSTS in the file" would pass it. tests/test_grader.sh grades it.
+ * of "some LDGSTS in the file" would pass it. tests/test_grader.py grades it.
  */
 #include "tile_copy.cuh"
 #include "kernel_choice.h"

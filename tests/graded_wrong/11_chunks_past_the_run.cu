@@ -4,7 +4,7 @@
  * @brief Exercise 11 with every store 16 bytes wide, the run rounded outward
  *        to whole chunks: right only where every run starts and ends on a
  *        chunk boundary (rows a multiple of 4, aligned pointers).
- *        tests/test_grader.sh grades it.
+ *        tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "steps/11_any_shape/any_shape.cuh"

@@ -2,7 +2,7 @@
 /**
  * @file 11_scalar_stores.cu
  * @brief Exercise 11 with the loads given and the stores 4 bytes wide: right on every
- *        shape, and no 16-byte store in the compiled kernel. tests/test_grader.sh grades it.
+ *        shape, and no 16-byte store in the compiled kernel. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "steps/11_any_shape/any_shape.cuh"

@@ -4,7 +4,7 @@
  * @brief Exercise 12 with a __syncthreads() where the threads should wait on
  *        the mbarrier: the block reads the tile while the TMA unit may still be
  *        writing it. Whether the results come out right depends on timing; the
- *        compiled code shows the mistake every time. tests/test_grader.sh grades it.
+ *        compiled code shows the mistake every time. tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "steps/12_tma/tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher

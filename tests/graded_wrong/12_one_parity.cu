@@ -5,7 +5,7 @@
  *        barrier's phase flips each time a tile lands: a wait for parity 0
  *        returns at once while phase 1 is pending. Right on blocks that load
  *        one tile; wrong where blocks load several (4096 x 4096 and 2052 x 4100
- *        among the exercise's shapes). tests/test_grader.sh grades it.
+ *        among the exercise's shapes). tests/test_grader.py grades it.
  */
 #include "harness.h"
 #include "steps/12_tma/tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher

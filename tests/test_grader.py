@@ -1,0 +1,639 @@
+"""The grader, python3 -m lab.grade (docs/grading.md), and the reference timings' hashes.
+
+Without a GPU: its command line and `make grade` (one line, exit 2; exit 3 with no GPU), its
+one line per sanitizer report, the timed run's CSV read by column name, the exercises found
+from their folders, every solution and skeleton built through it, the checks of the compiled
+code (where cuobjdump is found), and a batch of files that do not all compile.
+
+On a GPU (marker gpu): every reference solution passes all four checks, every untouched
+skeleton FAILs Correctness, and every planted wrong answer, tests/graded_wrong/NN_what.cu,
+FAILs the check its first line names (`// Caught by: CHECK (why)`). Without --run-slow they
+grade with --quick (no shape of more than 2^31 elements, no sanitizers after a Correctness
+FAIL), as `make test` does; with it (make grade-selftest) they grade in full, and the full
+grading of every solution and a batch of ten files run too (marker slow).
+
+The exercises and planted files are found from their folders when the tests are collected,
+one test item each, so that pytest-xdist spreads them; each grader run has its own
+GRADE_WORK. GRADER_TEST_TIMEOUT (default 120) is the grader's --timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, assert_exit, clean_env, first_lines, host_memory, make_command, one_error_line, run
+from lab import reference, schema
+from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, ncu_candidates,
+                       pick_finding, run_sanitizer, sanitizer_records)
+
+pytestmark = pytest.mark.exercises
+
+EXERCISES = exercise_names()
+PLANTED_DIR = ROOT / "tests" / "graded_wrong"
+PLANTED = sorted(p.stem for p in PLANTED_DIR.glob("*.cu") if p.is_file())
+TIMEOUT = os.environ.get("GRADER_TEST_TIMEOUT", "120")  # the grader's --timeout, per program run
+RUN_LIMIT = 3600  # seconds one grader command may take in all
+CAUGHT_BY_RE = re.compile(r"^// Caught by: ([A-Za-z]+) \(.+\)$")
+HAVE_CUOBJDUMP = find_tool("cuobjdump", "CUOBJDUMP") is not None
+NO_CUOBJDUMP = "cuobjdump not found: it comes with the CUDA toolkit"
+HAVE_NCU = find_tool("ncu", "NCU", ncu_candidates()) is not None
+
+
+def first_line(name: str) -> str:
+    """The first line of tests/graded_wrong/NAME.cu."""
+    return (PLANTED_DIR / f"{name}.cu").read_text().split("\n", 1)[0]
+
+
+def caught_by(name: str) -> str:
+    """The check a planted file's first line names, or ''."""
+    match = CAUGHT_BY_RE.match(first_line(name))
+    return match.group(1) if match else ""
+
+
+def counters_only(name: str) -> bool:
+    """Whether only Nsight Compute's counters catch a planted file (not its compiled code)."""
+    return "Nsight Compute" in first_line(name)
+
+
+# The planted files the compiled code alone catches: no GPU needed.
+TECHNIQUE_PLANTED = [n for n in PLANTED if caught_by(n) == "Technique" and not counters_only(n)]
+
+
+def solution_ids(name: str) -> str:
+    return f"solution-{name[:2]}"
+
+
+def skeleton_ids(name: str) -> str:
+    return f"skeleton-{name[:2]}"
+
+
+def planted_ids(name: str) -> str:
+    return f"planted-{name}"
+
+
+def skeleton_untouched(name: str) -> bool:
+    """An exercise file that still has its TODO (a solved exercise usually loses it)."""
+    return "TODO(exercise" in (ROOT / "exercises" / name / "exercise.cu").read_text()
+
+
+def grade(*args: str, work: Path, **env: str) -> subprocess.CompletedProcess:
+    """python3 -m lab.grade ARGS; its private copies in `work` (GRADE_WORK), apart from other tests'."""
+    return run([sys.executable, "-m", "lab.grade", *args], timeout=RUN_LIMIT, GRADE_WORK=str(work), **env)
+
+
+def verdicts(report: str, name: str | None = None) -> dict[str, tuple[str, str]]:
+    """{check: (PASS/FAIL/SKIP, its line of why)} of a report; with name, of that exercise's part
+    (`== NAME: FILE`) in a report of several."""
+    found: dict[str, tuple[str, str]] = {}
+    part = None
+    for line in report.splitlines():
+        if line.startswith("== "):
+            part = line[3:].split(":", 1)[0]
+        fields = line.split(maxsplit=2)
+        if (name is None or part == name) and len(fields) >= 2 and fields[0] in CHECKS:
+            found.setdefault(fields[0], (fields[1], fields[2] if len(fields) > 2 else ""))
+    return found
+
+
+def results_of(report: str) -> dict[str, str]:
+    """{name: PASS or FAIL} of the RESULT lines of a report, in their order."""
+    return dict(re.findall(r"^RESULT (.*): (PASS|FAIL)$", report, re.M))
+
+
+def grader_error(result: subprocess.CompletedProcess) -> str:
+    """The grader's own error line, or the end of its output."""
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    return errors[0] if errors else first_lines(result.stdout[-300:] + result.stderr[-300:])
+
+
+def as_exercise(solution_of: str, number: str, dest: Path) -> None:
+    """A reference solution in the form of a student's file (it defines exercise_NN)."""
+    text = (ROOT / "solutions" / solution_of / "solution.cu").read_text()
+    dest.write_text(re.sub(rf"\bsolution_{number}\b", f"exercise_{number}", text))
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    return tmp_path / "grade-work"
+
+
+@pytest.fixture
+def pace(request) -> list[str]:
+    """--quick, except with --run-slow (make grade-selftest), which grades as a teacher would."""
+    return [] if request.config.getoption("--run-slow") else ["--quick"]
+
+
+# ------------------------------------------------------------------ command line and files
+
+# (why it is wrong, the arguments; {tmp} is a fresh folder)
+BAD_COMMAND_LINES = [
+    ("no exercise named", []),
+    ("a number that is not an exercise", ["99"]),
+    ("not a number", ["five"]),
+    ("an exercise number and --all", ["05", "--all"]),
+    ("--file and --solution together", ["05", "--solution", "--file", "tests/graded_wrong/05_scalar_loads.cu"]),
+    ("--file with --all", ["--all", "--file", "tests/graded_wrong/05_scalar_loads.cu"]),
+    ("--batch without --csv", ["05", "--batch", "tests/graded_wrong"]),
+    ("--technique-only with --build-only", ["05", "--technique-only", "--build-only"]),
+    ("--list with an exercise", ["--list", "05"]),
+    ("--timeout 0", ["05", "--timeout", "0"]),
+    ("a timed shape that is not ROWSxCOLS", ["05", "--shape", "8192"]),
+    ("--file names a missing file", ["05", "--file", "{tmp}/no-such-file.cu"]),
+    ("--batch names a missing folder", ["05", "--batch", "{tmp}/no-such-folder", "--csv", "{tmp}/x.csv"]),
+    ("--batch on a folder without .cu files", ["05", "--batch", "{tmp}/empty", "--csv", "{tmp}/x.csv"]),
+    ("--csv in a missing folder", ["05", "--batch", "tests/graded_wrong", "--csv", "{tmp}/no-such-folder/x.csv"]),
+]
+
+
+@pytest.mark.parametrize("args", [a for _, a in BAD_COMMAND_LINES], ids=[w for w, _ in BAD_COMMAND_LINES])
+def test_a_bad_command_line_is_one_line_and_exit_2(args, tmp_path, work):
+    (tmp_path / "empty").mkdir()
+    assert_exit(grade(*(a.format(tmp=tmp_path) for a in args), work=work), 2)
+
+
+def test_help_exits_0(work):
+    result = grade("--help", work=work)
+    assert_exit(result, 0)
+    assert "python3 -m lab.grade" in result.stdout
+
+
+def test_a_missing_file_is_named(tmp_path, work):
+    result = grade("05", "--file", str(tmp_path / "no-such-file.cu"), work=work)
+    assert "no-such-file.cu" in result.stderr, first_lines(result.stderr)
+
+
+def test_no_gpu_visible_is_one_line_and_exit_3(work):
+    result = grade("05", "--file", "tests/graded_wrong/05_scalar_loads.cu", work=work, CUDA_VISIBLE_DEVICES="")
+    assert_exit(result, 3)
+
+
+# (what, the one error line's start, make's variables; {tmp} is a fresh folder)
+MAKE_GRADE_ERRORS = [
+    ("EX=99: no such exercise", "error: no exercise 99", ["EX=99"]),
+    ("FILE= names a missing file", "error: no such file: {tmp}/no-such-file.cu",
+     ["EX=05", "FILE={tmp}/no-such-file.cu"]),
+    ("FILE= without EX=", "error: --file and --batch grade one exercise",
+     ["FILE=tests/graded_wrong/05_scalar_loads.cu"]),
+    ("BATCH= names a missing folder", "error: no such directory: {tmp}/no-such-folder",
+     ["EX=05", "BATCH={tmp}/no-such-folder", "CSV={tmp}/x.csv"]),
+    ("BATCH= on a folder without .cu files", "error: no .cu files in {tmp}/empty",
+     ["EX=05", "BATCH={tmp}/empty", "CSV={tmp}/x.csv"]),
+]
+
+
+@pytest.mark.parametrize("message, variables", [(m, v) for _, m, v in MAKE_GRADE_ERRORS],
+                         ids=[w for w, _, _ in MAKE_GRADE_ERRORS])
+def test_make_grade_passes_the_graders_one_error_line(message, variables, tmp_path, work):
+    """make grade hands EX, FILE, BATCH and CSV to the grader, whose one line is the error,
+    before any GPU work."""
+    (tmp_path / "empty").mkdir()
+    variables = [v.format(tmp=tmp_path) for v in variables]
+    result = run(make_command("grade", *variables), CUDA_VISIBLE_DEVICES="", GRADE_WORK=str(work))
+    assert result.returncode != 0, "make grade exits 0"
+    assert one_error_line(result).startswith(message.format(tmp=tmp_path)), first_lines(result.stderr)
+
+
+# ------------------------------------------------------------------ sanitizer reports
+
+# (what, the tool, what its one line must hold, the report as compute-sanitizer prints it)
+SANITIZER_REPORTS = [
+    ("racecheck race analysis", "racecheck", "race between Write at ex.cu:48 and Read at ex.cu:58 (480 hazards)",
+     "========= COMPUTE-SANITIZER\n"
+     "========= Error: Race reported between Write access at k(const float *, float *, unsigned long, "
+     "unsigned long)+0x2c0 in ex.cu:48\n"
+     "=========     and Read access at k(const float *, float *, unsigned long, unsigned long)+0x3b0 in ex.cu:58 "
+     "[480 hazards]\n"
+     "=========\n"
+     "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"),
+    ("racecheck race analysis with full paths", "racecheck",
+     "race between Read at convolution.cu:123 and Write at convolution.cu:63 (1088 hazards)",
+     "========= ERROR: Race reported between Read access at 0x6360 in /home/u/demo/convolution.cu:123:"
+     "convolution(pixel const*, int)\n"
+     "=========     and Write access at 0x1fe0 in /home/u/demo/convolution.cu:63:convolution(pixel const*, int) "
+     "[1088 hazards]"),
+    ("racecheck warning only", "racecheck", "WAR hazard between Read at ex.cu:58 and Write at ex.cu:48",
+     "========= Warning: Potential WAR hazard detected at __shared__ 0x84 in block (0, 1, 0) :\n"
+     "=========     Read Thread (3, 2, 0) at k+0x3b0 in ex.cu:58\n"
+     "=========     Write Thread (3, 5, 0) at k+0x2c0 in ex.cu:48\n"
+     "=========     Current Value : 0\n"
+     "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)"),
+    ("memcheck out of bounds", "memcheck",
+     "memcheck: Invalid __global__ read of size 4 bytes at ex.cu:35 (out of bounds)",
+     "========= Invalid __global__ read of size 4 bytes\n"
+     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x1b0 in /tmp/x/ex.cu:35\n"
+     "=========     by thread (31,0,0) in block (0,0,0)\n"
+     "=========     Address 0x7f4c4e000804 is out of bounds\n"
+     "========= \n"
+     "========= ERROR SUMMARY: 1 error"),
+    ("initcheck", "initcheck", "initcheck: Uninitialized __global__ memory read of size 8 bytes at ex.cu:61",
+     "========= Uninitialized __global__ memory read of size 8 bytes\n"
+     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x740 in ex.cu:61\n"
+     "=========     by thread (0,0,0) in block (0,0,0)\n"
+     "=========     Address 0x7f00000000a0\n"
+     "========= ERROR SUMMARY: 1 error"),
+    ("synccheck", "synccheck", "synccheck: Barrier error detected. Divergent thread(s) in block at ex.cu:52",
+     "========= Barrier error detected. Divergent thread(s) in block\n"
+     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x2d0 in ex.cu:52\n"
+     "=========     by thread (0,4,0) in block (1,0,0)\n"
+     "========= ERROR SUMMARY: 1 error"),
+    ("racecheck hazard, as compute-sanitizer 2025.3 printed it on an H200", "racecheck",
+     "RAW hazard between Write at 07_no_second_barrier.cu:41 and Read at 07_no_second_barrier.cu:51",
+     "========= COMPUTE-SANITIZER\n"
+     "========= Error: Potential RAW hazard detected at __shared__ 0x718 in block (0,46,0) :\n"
+     "=========     Write Thread (0,6,0) at transpose_padded_one_barrier(const float *, float *, unsigned long, "
+     "unsigned long)+0x590 in 07_no_second_barrier.cu:41\n"
+     "=========     Read Thread (6,0,0) at transpose_padded_one_barrier(const float *, float *, unsigned long, "
+     "unsigned long)+0x610 in 07_no_second_barrier.cu:51\n"
+     "=========     Current Value : 207\n"
+     "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+     "=========         Host Frame: cudaLaunchKernel [0x77387] in grade_07\n"
+     "=========         Host Frame: run_step in harness.c:467 [0xba04] in grade_07\n"
+     "========="),
+    ("initcheck, as compute-sanitizer 2025.3 printed it on an H200", "initcheck",
+     "initcheck: Uninitialized __global__ memory read of size 8 bytes at 05_reads_past_row.cu:49",
+     "========= COMPUTE-SANITIZER\n"
+     "========= Uninitialized __global__ memory read of size 8 bytes\n"
+     "=========     at transpose_float2_per_pair(const float *, float *, unsigned long, unsigned long)+0x570 in "
+     "05_reads_past_row.cu:49\n"
+     "=========     by thread (0,2,0) in block (0,2,0)\n"
+     "=========     Address 0x7f759ca00090\n"
+     "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+     "=========         Host Frame: launch_row in harness.c:103 [0xaf70] in grade_05\n"
+     "========= \n"
+     "PASS 05 student 1x37\n"
+     "========= ERROR SUMMARY: 1 error"),
+    ("clean run", "racecheck", "nothing found",
+     "========= COMPUTE-SANITIZER\n"
+     "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"),
+]
+
+
+@pytest.mark.parametrize("tool, expected, report", [r[1:] for r in SANITIZER_REPORTS],
+                         ids=[r[0] for r in SANITIZER_REPORTS])
+def test_a_sanitizer_report_becomes_one_line_naming_the_source(tool, expected, report):
+    found = pick_finding(sanitizer_records(report))
+    got = describe_finding(tool, found) if found else "nothing found"
+    assert expected in got
+
+
+@pytest.mark.parametrize("correct, status", [(True, "FAIL"), (False, "PASS")],
+                         ids=["right without the tool: a race", "already wrong: not blamed twice"])
+def test_a_wrong_result_under_a_sanitizer(correct, status, tmp_path, monkeypatch):
+    """A stand-in for compute-sanitizer that reports nothing but exits 1, as the program does
+    when a check fails: a race if the kernel was right without the tool, and no second FAIL
+    if Correctness already FAILed."""
+    fake = tmp_path / "fake-sanitizer"
+    fake.write_text('#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\nexit 1\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("COMPUTE_SANITIZER", str(fake))
+    assert run_sanitizer("racecheck", Program(Path("/bin/true")), ["1x37"], 30, correct).status == status
+
+
+# ------------------------------------------------------------------ the timed run's CSV
+
+TIMED_RUN = [
+    "gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check",
+    "NVIDIA H200,05,memcpy,copy,64,64,0,0.001000,0.001000,32.8,100.00,1.0000,-",
+    "NVIDIA H200,05,cublas,library,64,64,0,0.002000,0.002000,16.4,50.00,1.0000,PASS",
+    "NVIDIA H200,05,student,kernel,64,64,0,0.004000,0.003000,8.2,25.00,0.5000,PASS",
+    "NVIDIA H200,05,reference,kernel,64,64,0,0.002000,0.002000,16.4,50.00,1.0000,PASS",
+    "NVIDIA H200,05,step,kernel,64,64,0,0.003000,0.003000,10.9,33.33,0.6667,FAIL",
+]
+SHUFFLED = [12, 7, 2, 0, 3, 1, 4, 5, 6, 8, 9, 10, 11]  # the same columns in another order
+
+
+@pytest.mark.parametrize("lines", [TIMED_RUN, [",".join(line.split(",")[i] for i in SHUFFLED) for line in TIMED_RUN]],
+                         ids=["as printed", "columns shuffled"])
+def test_the_timed_run_is_read_by_column_name(lines):
+    got = graded_rows("\n".join(lines) + "\n")
+    cells = {kernel: (row["median_ms"], row["check"]) for kernel, row in got.items()}
+    assert cells == {"student": (0.004, "PASS"), "reference": (0.002, "PASS"), "step": (0.003, "FAIL")}
+
+
+@pytest.mark.parametrize("text", ["\n".join(line.rsplit(",", 1)[0] for line in TIMED_RUN) + "\n", "",
+                                  "error: no GPU\n"],
+                         ids=["no check column", "no output", "an error line"])
+def test_a_run_without_the_whole_layout_gives_no_rows(text):
+    """Rather than misreading a run, the Speed check then FAILs."""
+    assert graded_rows(text) == {}
+
+
+def test_the_grader_has_no_csv_reader_of_its_own():
+    """The harness's runs are read through lab.results, as every results file is."""
+    assert not re.search(r"csv\.(DictReader|reader)\b", (ROOT / "lab" / "grade.py").read_text())
+
+
+# ------------------------------------------------------------------ exercises found from their folders
+
+
+def test_list_names_every_exercise_folder_whose_step_exists(work):
+    wanted = [p.name for p in sorted((ROOT / "exercises").glob("[0-9][0-9]_*/"))
+              if any((ROOT / "steps").glob(p.name[:2] + "_*/"))]
+    result = grade("--list", work=work)
+    assert_exit(result, 0)
+    assert result.stdout.split() == wanted
+    assert EXERCISES == wanted
+
+
+@pytest.fixture
+def new_tree(tmp_path: Path) -> Path:
+    """A copy of the lab in a tree whose exercises are 05, a new 11 and a 12 without its step."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "lab", tree / "lab", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "common").mkdir()
+    shutil.copy(ROOT / "common" / "report.h", tree / "common")  # lab.schema reads the CSV layout there
+    for folder in ("steps/05_float4", "steps/11_any_shape", "exercises/05_float4", "exercises/11_any_shape",
+                   "exercises/12_tma"):
+        (tree / folder).mkdir(parents=True)
+    shutil.copy(ROOT / "exercises" / "05_float4" / "grading.json", tree / "exercises" / "05_float4")
+    rules = '{"floor": 0.75, "technique": [{"what": "no local memory", "check": "no_local_memory"}]}\n'
+    for name in ("11_any_shape", "12_tma"):
+        (tree / "exercises" / name / "grading.json").write_text(rules)
+    return tree
+
+
+def in_tree(tree: Path, *args: str) -> subprocess.CompletedProcess:
+    """python3 ARGS run in the copied tree, with its own lab package."""
+    return subprocess.run([sys.executable, *args], cwd=tree, capture_output=True, text=True, timeout=120,
+                          env=clean_env(GRADE_WORK=str(tree / "work")), check=False)
+
+
+def test_a_new_exercise_folder_is_found(new_tree):
+    result = in_tree(new_tree, "-m", "lab.grade", "--list")
+    assert_exit(result, 0)
+    assert result.stdout.split() == ["05_float4", "11_any_shape"], "12_tma has no step: it cannot be listed"
+
+
+def test_the_new_exercises_grading_json_is_read(new_tree):
+    result = in_tree(new_tree, "-c", "from lab import grade\n"
+                     "e = grade.load_exercise('11'); print(e.name, e.floor, len(e.rules['technique']))")
+    assert result.stdout.strip() == "11_any_shape 0.75 1", first_lines(result.stderr)
+
+
+def test_an_exercise_folder_without_its_step_is_refused(new_tree):
+    result = in_tree(new_tree, "-m", "lab.grade", "12")
+    assert_exit(result, 2)
+    assert "no steps/12_*" in result.stderr
+
+
+def test_an_exercise_without_grading_json_is_refused(new_tree):
+    (new_tree / "exercises" / "11_any_shape" / "grading.json").unlink()
+    result = in_tree(new_tree, "-m", "lab.grade", "11")
+    assert_exit(result, 2)
+    assert "exercises/11_any_shape/grading.json" in result.stderr
+
+
+# ------------------------------------------------------------------ builds, without a GPU
+
+
+@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
+def test_solution_builds_through_the_grader(name, work):
+    """The grader program, and the parameter's other values where the file is rebuilt for them."""
+    result = grade(name[:2], "--solution", "--build-only", work=work)
+    status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
+    assert result.returncode == 0 and status == "SKIP" and why.startswith("--build-only: built"), why
+
+
+@pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
+def test_skeleton_builds_through_the_grader(name, work):
+    result = grade(name[:2], "--build-only", work=work)
+    status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
+    assert result.returncode == 0 and status == "SKIP" and why.startswith("--build-only: built"), why
+
+
+def test_all_builds_every_exercise_in_order(work, subtests):
+    result = grade("--all", "--solution", "--build-only", work=work)
+    assert list(results_of(result.stdout)) == EXERCISES, grader_error(result)
+    for name, status in results_of(result.stdout).items():
+        with subtests.test(msg=name):
+            assert status == "PASS", verdicts(result.stdout, name).get("Correctness")
+    assert_exit(result, 0)
+
+
+# ------------------------------------------------------------------ checks of the compiled code, without a GPU
+
+needs_cuobjdump = pytest.mark.skipif(not HAVE_CUOBJDUMP, reason=NO_CUOBJDUMP)
+
+
+@needs_cuobjdump
+@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
+def test_solution_meets_its_technique_requirements(name, work):
+    result = grade(name[:2], "--solution", "--technique-only", work=work)
+    status, why = verdicts(result.stdout).get("Technique", ("", grader_error(result)))
+    assert status == "PASS", why
+    assert_exit(result, 0)
+
+
+@needs_cuobjdump
+@pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
+def test_untouched_skeleton_fails_its_technique_requirements(name, work):
+    if not skeleton_untouched(name):
+        pytest.skip(f"exercises/{name}/exercise.cu has lost its TODO: solved here?")
+    result = grade(name[:2], "--technique-only", work=work)
+    assert verdicts(result.stdout).get("Technique", ("",))[0] == "FAIL", grader_error(result)
+    assert result.returncode == 1
+
+
+@needs_cuobjdump
+@pytest.mark.parametrize("name", TECHNIQUE_PLANTED, ids=planted_ids)
+def test_planted_file_fails_technique_without_a_gpu(name, work):
+    result = grade(name[:2], "--technique-only", "--file", f"tests/graded_wrong/{name}.cu", work=work)
+    assert verdicts(result.stdout).get("Technique", ("",))[0] == "FAIL", grader_error(result)
+    assert result.returncode == 1
+
+
+def no_gpu_mode() -> str:
+    """--technique-only where cuobjdump is found, else --build-only."""
+    return "--technique-only" if HAVE_CUOBJDUMP else "--build-only"
+
+
+def test_a_file_that_does_not_compile_fails_with_the_compilers_first_error(work):
+    result = grade("05", no_gpu_mode(), "--file", "tests/graded_wrong/05_does_not_compile.cu", work=work)
+    assert result.returncode == 1, grader_error(result)
+    assert re.search(r"Correctness  FAIL  does not compile: 05_does_not_compile\.cu\(.*error", result.stdout), \
+        first_lines(result.stdout)
+
+
+def test_a_batch_without_a_gpu_gives_one_row_per_student(tmp_path, work, subtests):
+    """A compile error, a file that is not CUDA and a wrong technique do not stop it."""
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    as_exercise("05_float4", "05", batch / "alice.cu")
+    shutil.copy(PLANTED_DIR / "05_does_not_compile.cu", batch / "bob.cu")
+    shutil.copy(PLANTED_DIR / "05_scalar_loads.cu", batch / "carol.cu")
+    (batch / "dave.cu").write_text("this is not CUDA\n")
+    csv = tmp_path / "batch.csv"
+    result = grade("05", no_gpu_mode(), "--batch", str(batch), "--csv", str(csv), work=work)
+    assert result.returncode == 1, grader_error(result)
+    technique = ("PASS", "FAIL") if HAVE_CUOBJDUMP else ("SKIP", "SKIP")
+    rows = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    with subtests.test(msg="one row per student"):
+        assert rows.iloc[:, :6].values.tolist() == [
+            ["alice", "SKIP", "SKIP", technique[0], "SKIP", ""],
+            ["bob", "FAIL", "SKIP", "SKIP", "SKIP", ""],
+            ["carol", "SKIP", "SKIP", technique[1], "SKIP", ""],
+            ["dave", "FAIL", "SKIP", "SKIP", "SKIP", ""]]
+        assert list(rows.columns) == ["name", "correctness", "sanitizers", "technique", "speed", "speed_ratio",
+                                      "reason"]
+    with subtests.test(msg="a file without the skeleton's symbol is told so"):
+        assert "does not define exercise_05" in rows.set_index("name").at["dave", "reason"]
+
+
+# ------------------------------------------------------------------ the planted files themselves
+
+
+@pytest.mark.parametrize("name", PLANTED, ids=planted_ids)
+def test_planted_file_names_its_exercise_and_check(name):
+    assert CAUGHT_BY_RE.match(first_line(name)), "its first line must be `// Caught by: CHECK (why)`"
+    assert caught_by(name) in CHECKS, f"{caught_by(name)} is not one of {', '.join(CHECKS)}"
+    assert any(e.startswith(name[:3]) for e in EXERCISES), f"{name[:2]} is not an exercise"
+
+
+# ------------------------------------------------------------------ the reference timings' hashes
+
+
+def test_the_reference_timings_match_the_solutions():
+    assert reference.check_reference_hashes() == []
+    assert_exit(run([sys.executable, "-m", "lab.reference", "--check"]), 0)
+
+
+def stale(recorded: pd.DataFrame, how: str) -> tuple[pd.DataFrame, list[str]]:
+    """The recorded timings made stale one way, and the starts of the lines the check must give."""
+    row = recorded.index[recorded["kernel"] == "reference"][0]
+    source = recorded.at[row, "source"]
+    if how == "changed":
+        recorded.at[row, "sha256"] = "0" * 64
+        return recorded, [f"{source} changed since"]
+    if how == "gone":
+        recorded.at[row, "source"] = source.replace("solution.cu", "gone.cu")
+        return recorded, [f"{source.replace('solution.cu', 'gone.cu')} is in", f"{source} has no reference timing"]
+    return recorded.drop(index=row), [f"{source} has no reference timing"]
+
+
+@pytest.mark.parametrize("how", ["changed", "gone", "never timed"])
+def test_a_stale_reference_timing_is_caught(how, tmp_path, monkeypatch):
+    if not reference.CANONICAL.is_file():
+        pytest.skip(f"{reference.CANONICAL} not generated yet")
+    recorded = pd.read_csv(reference.CANONICAL, dtype=str, keep_default_na=False)
+    planted, expected = stale(recorded, how)
+    planted.to_csv(tmp_path / "reference-timings.csv", index=False)
+    monkeypatch.setattr(reference, "CANONICAL", tmp_path / "reference-timings.csv")
+    monkeypatch.setattr(schema, "RESULTS", tmp_path / "results")  # no other GPU's timings
+    problems = reference.check_reference_hashes()
+    assert len(problems) == len(expected), problems
+    assert all(p.startswith(e) for p, e in zip(problems, expected, strict=True)), problems
+
+
+def test_a_reworded_comment_leaves_the_hash_alone(tmp_path):
+    """The hash covers the code (and the exercise headers it includes), not the comments."""
+    solutions = sorted(ROOT.glob("solutions/[0-9][0-9]_*/solution.cu"))
+    solution = next((s for s in solutions if '#include "../../exercises/' in s.read_text()), solutions[0])
+    copy = tmp_path / "solutions" / solution.parent.name / "solution.cu"
+    copy.parent.mkdir(parents=True)
+    (tmp_path / "exercises").symlink_to(ROOT / "exercises")  # its includes, at the same place
+    copy.write_text("// a comment of the copy's own\n" + solution.read_text().replace("*/", " (reworded) */", 1))
+    assert reference.source_hash(copy) == reference.source_hash(solution)
+    copy.write_text(solution.read_text() + "\nstatic int one_more_line;\n")
+    assert reference.source_hash(copy) != reference.source_hash(solution)
+
+
+# ------------------------------------------------------------------ on a GPU
+
+
+def grade_solution(name: str, args: list[str], work: Path, subtests) -> None:
+    """The reference solution passes all four checks (a SKIP says why, and does not fail)."""
+    result = grade(name[:2], "--solution", "--timeout", TIMEOUT, *args, work=work)
+    found = verdicts(result.stdout)
+    for check in CHECKS:
+        with subtests.test(msg=check):
+            status, why = found.get(check, ("", grader_error(result)))
+            if status == "SKIP":
+                pytest.skip(why)
+            assert status == "PASS", f"{check} {status or 'not reported'}: {why}"
+    assert result.returncode == 0, f"exit {result.returncode}: {grader_error(result)}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
+def test_solution_passes_all_four_checks_quick(name, work, subtests, request):
+    if request.config.getoption("--run-slow"):
+        pytest.skip("--run-slow grades every solution in full instead (test_solution_passes_all_four_checks)")
+    grade_solution(name, ["--quick"], work, subtests)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
+def test_solution_passes_all_four_checks(name, work, subtests):
+    with host_memory():  # the shape of more than 2^31 elements
+        grade_solution(name, [], work, subtests)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
+def test_untouched_skeleton_fails_correctness(name, work, pace):
+    if not skeleton_untouched(name):
+        pytest.skip(f"exercises/{name}/exercise.cu has lost its TODO: solved here?")
+    result = grade(name[:2], "--timeout", TIMEOUT, *pace, work=work)
+    status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
+    assert status == "FAIL" and result.returncode == 1, f"Correctness {status or 'not reported'}, " \
+        f"exit {result.returncode}: {why}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", PLANTED, ids=planted_ids)
+def test_planted_file_fails_the_check_it_names(name, work, pace, subtests):
+    check = caught_by(name)
+    assert check, "its first line must be `// Caught by: CHECK (why)`"
+    if counters_only(name) and not HAVE_NCU:
+        pytest.skip(f"{check} FAILs only through Nsight Compute, not found here")
+    timeout = "30" if check == "Correctness" else TIMEOUT  # the kernel that hangs
+    with contextlib.nullcontext() if pace else host_memory():  # in full: the shape of more than 2^31 elements
+        result = grade(name[:2], "--file", f"tests/graded_wrong/{name}.cu", "--timeout", timeout, *pace, work=work)
+    found = verdicts(result.stdout)
+    status, why = found.get(check, ("", grader_error(result)))
+    assert status == "FAIL" and result.returncode == 1, f"{check} {status or 'not reported'}, " \
+        f"exit {result.returncode}: {why}"
+    if check == "Speed":  # a correct kernel that is only slow: nothing else may fail
+        for other in CHECKS[:3]:
+            with subtests.test(msg=f"{other} PASSes"):
+                assert found.get(other, ("",))[0] == "PASS", found.get(other)
+    if "racecheck" in first_line(name):  # one line naming the hazard and the source lines
+        assert re.match(rf"racecheck: .*{re.escape(name)}\.cu:[0-9]", why), why
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_a_batch_of_ten_files_gives_the_expected_csv(tmp_path, work):
+    """A class, right and wrong answers mixed, one CSV row each, graded in full (the skeleton's
+    sanitizers run after its Correctness FAIL)."""
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for student in ("alice", "bob", "carol"):
+        as_exercise("05_float4", "05", batch / f"{student}.cu")
+    shutil.copy(ROOT / "exercises" / "05_float4" / "exercise.cu", batch / "dave.cu")
+    for planted in ("scalar_loads", "float4_loads", "one_block", "does_not_compile", "hangs", "reads_past_row"):
+        shutil.copy(PLANTED_DIR / f"05_{planted}.cu", batch / f"{planted}.cu")
+    csv = tmp_path / "batch.csv"
+    with host_memory():
+        result = grade("05", "--batch", str(batch), "--csv", str(csv), "--timeout", TIMEOUT, work=work)
+    # Each planted file pins the verdict it exists for; (PASS|FAIL) leaves free one that depends on
+    # the GPU: scalar loads run close to the 0.80x floor of the float2 reference (0.73x on the H200
+    # of docs/results/h200-grade-batch.log), on either side of it by the GPU.
+    expected = ["alice,PASS,PASS,PASS,PASS", "bob,PASS,PASS,PASS,PASS", "carol,PASS,PASS,PASS,PASS",
+                "dave,FAIL,PASS,FAIL,SKIP", "does_not_compile,FAIL,SKIP,SKIP,SKIP", "float4_loads,PASS,PASS,FAIL,PASS",
+                "hangs,FAIL,SKIP,PASS,SKIP", "one_block,PASS,PASS,PASS,FAIL", "reads_past_row,PASS,FAIL,PASS,PASS",
+                "scalar_loads,PASS,PASS,FAIL,(PASS|FAIL)"]
+    rows = pd.read_csv(csv, dtype=str, keep_default_na=False) if csv.is_file() else pd.DataFrame()
+    got = [",".join(row) for row in rows.iloc[:, :5].values.tolist()]
+    assert result.returncode == 1, grader_error(result)
+    assert len(got) == len(expected) and all(re.fullmatch(e, g) for e, g in zip(expected, got, strict=False)), got
