@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import BUILD, FIRST_BIN, LAST_STEP, STEP_BINS, STEPS, assert_exit, first_lines, host_memory, \
+from conftest import BUILD, CPUS, FIRST_BIN, LAST_STEP, STEP_BINS, STEPS, assert_exit, first_lines, host_memory, \
     make_command, run, tagged
 from lab import schema
 
@@ -23,11 +23,11 @@ def variants(program) -> list[list[str]]:
     return [line.split("\t") for line in listed.stdout.splitlines()]
 
 
-def check_every_kernel(program, shapes: str, subtests) -> None:
+def check_every_kernel(program, shapes: str, subtests, threads: int = CPUS // 4) -> None:
     """`--check-only` over the shapes: a subtest per kernel and shape, one result line for each,
     and an exit code that agrees with the lines (1 for a FAIL, else 0)."""
     expected = len(variants(program)) * len(shapes.split(","))
-    result = run([program, "--check-only", "--shapes", shapes], timeout=900)
+    result = run([program, "--check-only", "--shapes", shapes], timeout=900, OMP_NUM_THREADS=str(max(1, threads)))
     lines = RESULT_LINE.findall(result.stdout)
     for word, _step, kernel, shape, why in lines:
         with subtests.test(msg=f"{kernel} at {shape}"):
@@ -44,10 +44,12 @@ def test_bit_exact_at_check_shapes(program, subtests):
     check_every_kernel(program, tagged("check"), subtests)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", STEP_BINS, ids=str)
 def test_bit_exact_past_2_to_the_31_elements(program, subtests):
+    """Slow: the CPU reference and the comparison walk 2 x 8.6 GB on the host."""
     with host_memory():
-        check_every_kernel(program, tagged("huge"), subtests)
+        check_every_kernel(program, tagged("huge"), subtests, threads=CPUS // 2)
 
 
 @pytest.mark.parametrize("program", STEP_BINS, ids=str)
