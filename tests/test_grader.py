@@ -5,12 +5,12 @@ one line per sanitizer report, the timed run's CSV read by column name, the exer
 from their folders, every solution and skeleton built through it, the checks of the compiled
 code (where cuobjdump is found), and a batch of files that do not all compile.
 
-On a GPU (marker gpu): every reference solution passes all four checks, every untouched
-skeleton FAILs Correctness, and every planted wrong answer, tests/graded_wrong/NN_what.cu,
-FAILs the check its first line names (`// Caught by: CHECK (why)`). Without --run-slow they
-grade with --quick (no shape of more than 2^31 elements, no sanitizers after a Correctness
-FAIL), as `make test` does; with it (make grade-selftest) they grade in full, and the full
-grading of every solution and a batch of ten files run too (marker slow).
+On a GPU (marker gpu), `make test` grades every reference solution with --quick (no shape of
+more than 2^31 elements, no sanitizers after a Correctness FAIL): all four checks must pass.
+With --run-slow (make grade-selftest, the GPU session), a teacher's checks of the grader run
+too, in full: every solution, every untouched skeleton FAILs Correctness, every planted wrong
+answer, tests/graded_wrong/NN_what.cu, FAILs the check its first line names (`// Caught by:
+CHECK (why)`), and a batch of ten files gives the expected CSV.
 
 The exercises and planted files are found from their folders when the tests are collected,
 one test item each, so that pytest-xdist spreads them; each grader run has its own
@@ -579,6 +579,7 @@ def test_solution_passes_all_four_checks(name, work, subtests):
 
 
 @pytest.mark.gpu
+@pytest.mark.slow  # a teacher's check of the grader, not a student's: the GPU session runs it
 @pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
 def test_untouched_skeleton_fails_correctness(name, work, pace):
     if not skeleton_untouched(name):
@@ -590,6 +591,7 @@ def test_untouched_skeleton_fails_correctness(name, work, pace):
 
 
 @pytest.mark.gpu
+@pytest.mark.slow  # a teacher's check of the grader, not a student's: the GPU session runs it
 @pytest.mark.parametrize("name", PLANTED, ids=planted_ids)
 def test_planted_file_fails_the_check_it_names(name, work, pace, subtests):
     check = caught_by(name)
