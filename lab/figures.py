@@ -30,15 +30,11 @@ IMG = schema.ROOT / "docs" / "img"
 STYLE = {
     "svg.hashsalt": "transpose",      # the ids in an SVG, the same on every run
     "svg.fonttype": "none",           # text stays text: small files, no glyph outlines
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
-    "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"],
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
+    "font.family": "sans-serif", "font.size": 9, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
+    "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"], "axes.spines.top": False, "axes.spines.right": False,
 }
-SVG_METADATA = {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"}
-PNG_METADATA = {"Software": "python3 -m lab.figures"}
+METADATA = {"svg": {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"},
+            "png": {"Software": "python3 -m lab.figures"}}
 
 # ---------------------------------------------------------------- hardware facts
 
@@ -71,6 +67,7 @@ def lane_colour(lane):
 
 
 def plural(n, word):
+    """'1 sector', '2 sectors'."""
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
@@ -94,16 +91,14 @@ def naive(tx, ty, rows=ROWS, cols=COLS):
 
 
 def coalesced_write(tx, ty, rows=ROWS, cols=COLS):
-    """steps/02_coalesced_write/coalesced_write.cu, transpose_coalesced_write(), and the same lines
-    in steps/03_ldg/ldg.cu, transpose_ldg(), block (0, 0): (in, out) index of thread (tx, ty)."""
+    """steps/02_coalesced_write/coalesced_write.cu (and 03_ldg/ldg.cu), block (0, 0): (in, out) index of (tx, ty)."""
     out_row = ty                  # tile_y * BLOCK_ROWS + threadIdx.y = column of in
     out_col = tx                  # tile_x * BLOCK_COLS + threadIdx.x = row of in
     return out_col * cols + out_row, out_row * rows + out_col
 
 
 def unrolled(unroll, tx, ty, k, rows=4096, cols=4096):
-    """steps/04_unroll/unroll.cu, transpose_unrolled<UNROLL>() in a 32 x 8 block, block (0, 0):
-    (in, out) index of element k of thread (tx, ty)."""
+    """steps/04_unroll/unroll.cu, transpose_unrolled<UNROLL>(), block 32 x 8: (in, out) of element k of (tx, ty)."""
     out_col = tx
     out_row = ty + k * 8          # out_row0 + k * blockDim.y
     return out_col * cols + out_row, out_row * rows + out_col
@@ -113,59 +108,37 @@ QUAD = 4   # steps/05_float4/float4.cu: QUAD; BLOCK_QUADS_X 8, BLOCK_QUADS_Y 32
 
 
 def float4_quad(tx, ty, i, rows=ROWS, cols=COLS):
-    """steps/05_float4/float4.cu, transpose_float4() on aligned pointers, block (0, 0): the float4
-    index of load i (load_quad_float4()) and of store i (store_quad_float4())."""
+    """steps/05_float4/float4.cu, transpose_float4(), block (0, 0): float4 index of load i and of store i."""
     qr, qc = tx, ty               # quads down in, quads along a row of in
     return (qr * QUAD + i) * (cols // QUAD) + qc, (qc * QUAD + i) * (rows // QUAD) + qr
 
 
-def tile_store_element(tx, ty, block_rows, i=0):
-    """steps/06_shared/shared.cu (and 07, 08), the load loop: tile[threadIdx.y + i * BLOCK_ROWS][threadIdx.x]."""
-    return ty + i * block_rows, tx
+def tile_elements(tx, ty, block_rows, i=0):
+    """steps/06_shared/shared.cu (and 07, 08): (row, col) of the tile thread (tx, ty) writes, then reads."""
+    written = ty + i * block_rows, tx   # the load loop: tile[threadIdx.y + i * BLOCK_ROWS][threadIdx.x] = ...
+    read = tx, ty + i * block_rows      # the store loop: ... = tile[threadIdx.x][threadIdx.y + i * BLOCK_ROWS]
+    return written, read
 
 
-def tile_load_element(tx, ty, block_rows, i=0):
-    """steps/06_shared/shared.cu (and 07, 08), the store loop: tile[threadIdx.x][threadIdx.y + i * BLOCK_ROWS]."""
-    return tx, ty + i * block_rows
-
-
-def shared_word(r, c, tile):
-    """steps/06_shared/shared.cu: float tile[TILE][TILE]."""
-    return r * tile + c
-
-
-def padded_word(r, c, tile):
-    """steps/07_shared_padded/shared_padded.cu: float tile[TILE][TILE + TILE_PADDING], padding 1."""
-    return r * (tile + 1) + c
-
-
-def swizzled_word(r, c, tile):
-    """steps/08_shared_swizzle/shared_swizzle.cu: (r, c) lives at tile[r][swizzled_col(r, c)], c ^ r."""
-    return r * tile + (c ^ r)
-
-
+WORD_OF = {   # the shared word of tile element (r, c) in the float tile of steps 06, 07 and 08
+    "06": lambda r, c, tile: r * tile + c,              # steps/06_shared/shared.cu: float tile[TILE][TILE]
+    "07": lambda r, c, tile: r * (tile + 1) + c,        # steps/07_shared_padded: tile[TILE][TILE + TILE_PADDING]
+    "08": lambda r, c, tile: r * tile + (c ^ r),        # steps/08_shared_swizzle: tile[r][swizzled_col(r, c)]
+}
 CHUNKS_PER_ROW, ROWS_PER_PASS, BANK_GROUPS = 16, 16, 8   # common/tile64.cuh: TILE 64, VEC 4
 
 
-def chunk_slot(row, chunk):
-    """common/tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10."""
-    return row * CHUNKS_PER_ROW + (chunk ^ ((row // 4) % BANK_GROUPS))
+def chunk_slot(row, chunk, swizzle=True):
+    """common/tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10; swizzle=False: in no kernel."""
+    return row * CHUNKS_PER_ROW + (chunk ^ ((row // 4) % BANK_GROUPS) if swizzle else chunk)
 
 
-def plain_slot(row, chunk):
-    """For comparison, in no kernel: rows of 16 chunks, chunk c at c."""
-    return row * CHUNKS_PER_ROW + chunk
-
-
-def vec4_store_slot(tid, slot=chunk_slot, p=0):
-    """steps/09_shared64/shared64.cuh, transpose_shared64_vec4(), pass p:
-    tile[chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk)] = v[p]."""
-    return slot(tid // CHUNKS_PER_ROW + p * ROWS_PER_PASS, tid % CHUNKS_PER_ROW)
-
-
-def vec4_load_slot(tid, slot=chunk_slot, k=0):
-    """common/tile64.cuh, store_block_vec4() (steps 09, 10): b[k] = tile[chunk_slot(group * VEC + k, block_col)]."""
-    return slot((tid % CHUNKS_PER_ROW) * 4 + k, tid // CHUNKS_PER_ROW)
+def vec4_slots(tid, swizzle=True, p=0, k=0):
+    """Steps 09 and 10 (vec4), thread tid: the chunk slot it stores pass p in, and the one it loads b[k] from."""
+    load_row, load_chunk = tid // CHUNKS_PER_ROW, tid % CHUNKS_PER_ROW      # steps/09_shared64/shared64.cuh
+    group, block_col = tid % CHUNKS_PER_ROW, tid // CHUNKS_PER_ROW         # common/tile64.cuh, store_block_vec4()
+    return (chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk, swizzle),   # tile[chunk_slot(...)] = v[p]
+            chunk_slot(group * 4 + k, block_col, swizzle))                   # b[k] = tile[chunk_slot(...)]
 
 
 def word_slot(row, col):
@@ -195,24 +168,21 @@ AS_ROWS, AS_COLS = 10007, 7919                           # the misaligned shape 
 
 
 def load_row_chunks(first, width=AS_TILE):
-    """steps/11_any_shape/any_shape.cuh, load_row_chunk(): the shift of the tile row whose first
-    float is element `first` of in, and the tile column of the first float of each chunk k."""
-    shift = first % AS_VEC
+    """steps/11_any_shape/any_shape.cuh, load_row_chunk(): the shift of a tile row, the tile column of each chunk."""
+    shift = first % AS_VEC        # first: the index in in of the row's first float
     columns = [k * AS_VEC - shift for k in range(AS_TILE // AS_VEC + 1)]
     return shift, [c for c in columns if c < width]
 
 
 def store_run(first, height=AS_TILE):
-    """steps/11_any_shape/any_shape.cuh, store_tile_any_shape(): a run of out from element
-    `first`, as floats before the first whole chunk, whole chunks, floats after the last."""
+    """steps/11_any_shape/any_shape.cuh, store_tile_any_shape(): a run of out as (head floats, whole chunks, tail)."""
     head = min((AS_VEC - first % AS_VEC) % AS_VEC, height)
     whole = (height - head) // AS_VEC
     return head, whole, height - head - whole * AS_VEC
 
 
 def sector_run(rows, row0, j):
-    """steps/11_any_shape/sector_runs.cuh, sr_run() with lead 0: the run [first, last) of out
-    row j that the tiles at row0 own, when runs start on sector boundaries."""
+    """steps/11_any_shape/sector_runs.cuh, sr_run(), lead 0: the run [first, last) of out row j tiles at row0 own."""
     shift = (SR_SECTOR - (j * rows) % SR_SECTOR) % SR_SECTOR
     start = 0 if row0 == 0 else row0 + shift
     return min(start, rows), min(row0 + AS_TILE + shift, rows)
@@ -241,50 +211,34 @@ def sectors_of(accesses):
     return dict(sorted(sectors.items()))
 
 
-def wavefronts(places, lane_groups, bank_of):
-    """How one warp's shared access is served: a bank (or bank group) moves one distinct word
-    (or chunk) per wavefront, lanes on the same one share it. lane_groups are served one after
-    another. Returns one (group, {bank: [lanes]}) per wavefront."""
+def wavefronts(places, width=1):
+    """How shared memory serves a warp's access to places: one (lane group, {first bank: [lanes]}) per wavefront."""
+    # 4-byte words (width 1): the whole warp at once, word w in bank w % 32. 16-byte chunks (width 4, the model of
+    # the step 09 write-up): a quarter-warp at a time, chunk slot s in banks 4 (s % 8) .. 4 (s % 8) + 3.
+    groups = [range(WARP)] if width == 1 else [range(q * 8, q * 8 + 8) for q in range(4)]
     served = []
-    for group, group_lanes in enumerate(lane_groups):
+    for group, group_lanes in enumerate(groups):      # lane groups are served one after another
         rows, seen = [], {}
         for lane in group_lanes:
-            in_bank = seen.setdefault(bank_of(places[lane]), [])
+            bank = places[lane] % BANKS if width == 1 else places[lane] % BANK_GROUPS * 4
+            in_bank = seen.setdefault(bank, [])
             if places[lane] not in in_bank:
                 in_bank.append(places[lane])
-            wave = in_bank.index(places[lane])
+            wave = in_bank.index(places[lane])      # a bank moves one distinct word (or chunk) per wavefront
             rows += [{} for _ in range(wave + 1 - len(rows))]
-            rows[wave].setdefault(bank_of(places[lane]), []).append(lane)
+            rows[wave].setdefault(bank, []).append(lane)
         served += [(group, row) for row in rows]
     return served
-
-
-def word_wavefronts(words):
-    """4-byte accesses: bank = word % 32, the whole warp at once."""
-    return [row for _, row in wavefronts(words, [range(WARP)], lambda word: word % BANKS)]
-
-
-def chunk_wavefronts(slots):
-    """16-byte accesses, the model of the step 09 write-up: one quarter-warp (8 lanes, 128 bytes)
-    at a time; chunk slot s fills banks 4 (s % 8) .. 4 (s % 8) + 3. Bank keys: the group's first bank."""
-    quarters = [range(q * 8, q * 8 + 8) for q in range(4)]
-    return wavefronts(slots, quarters, lambda slot: slot % BANK_GROUPS * 4)
-
-
-def worst_quarter(served):
-    """The wavefronts of the busiest quarter-warp: the n of an n-way conflict."""
-    groups = [group for group, _ in served]
-    return max(groups.count(g) for g in set(groups))
 
 
 # ---------------------------------------------------------------- drawing helpers
 
 
 class Canvas:
-    """A figure drawn in cells: WIDTH units across, y growing downward, one unit UNIT inches.
-    `y` is where the next line goes; panels draw from it and move it down."""
+    """A figure drawn in cells, WIDTH units across, y growing down; `y`, the cursor, is where the next line goes."""
 
     def __init__(self, title):
+        """An empty figure with its title; the cursor goes under it."""
         self.fig = Figure()
         self.ax = self.fig.add_axes((0, 0, 1, 1))
         self.ax.set_axis_off()
@@ -292,8 +246,13 @@ class Canvas:
         self.y = 2.5
 
     def text(self, x, y, string, size=TEXT, **style):
+        """Text centred vertically on y, in INK unless told."""
         style.setdefault("color", INK)
         self.ax.text(x, y, string, fontsize=size, va="center", **style)
+
+    def label(self, x, y, string, **style):
+        """A row's name, ending just left of the grid or strip at x."""
+        self.text(x - 0.3, y, string, size=SMALL, ha="right", **style)
 
     def line(self, string, size=SMALL, x=MARGIN, step=1.0, **style):
         """A line of text at the cursor, which then moves down by step."""
@@ -301,21 +260,24 @@ class Canvas:
         self.y += step
 
     def heading(self, heading, detail=None):
+        """A panel's heading in bold, and a muted line under it."""
         self.line(heading, size=TEXT, weight="bold", step=0.9)
         if detail:
             self.line(detail, color=MUTED, step=1.1)
 
     def verdict(self, string, good):
+        """The panel's conclusion, in green when good, red when not."""
         self.line(string, size=TEXT, weight="bold", color=GOOD if good else BAD, step=1.5)
 
     def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL, **style):
+        """A filled cell, its label centred in it."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6, clip_on=False))
         if label is not None:
             self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
 
     def numbers(self, x, label, count, w=1.0):
         """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
-        self.text(x - 0.3, self.y, label, size=SMALL, ha="right", color=MUTED)
+        self.label(x, self.y, label, color=MUTED)
         for n in range(count):
             self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
@@ -335,6 +297,7 @@ class Canvas:
             self.text(x + 0.5, y + 1.8 + 0.8 * n, string, size=SMALL, color=MUTED)
 
     def arrow(self, start, end, color=INK, dashed=False):
+        """An arrow from start to end, dashed for the way around."""
         self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=color,
                                           linewidth=1.2, linestyle="--" if dashed else "-"))
 
@@ -345,8 +308,7 @@ class Canvas:
                        bbox_transform=self.ax.transData, ncols=columns, frameon=False,
                        fontsize=SMALL, borderaxespad=0, handlelength=1.2, columnspacing=1.5)
         self.y += 1.1 * math.ceil(len(legend) / columns) + 0.4
-        self.ax.set_xlim(0, WIDTH)
-        self.ax.set_ylim(self.y, 0)
+        self.ax.set(xlim=(0, WIDTH), ylim=(self.y, 0))
         self.fig.set_size_inches(WIDTH * UNIT, self.y * UNIT)
         return self.fig
 
@@ -358,69 +320,59 @@ SECTOR_LEGEND = [(PALETTE[0], "a word used by the lane written in it (one colour
                  (EMPTY, "a word no lane uses")]
 
 
-def sector_panel(c, heading, detail, accesses, matrix, row_bytes):
-    """One warp instruction: its lanes coloured by the sector each hits, then each sector as
-    8 words, labelled with the lane that uses each. row_bytes: the row length of the matrix."""
-    sectors = sectors_of(accesses)
-    colour = {sector: PALETTE[n % len(PALETTE)] for n, sector in enumerate(sectors)}
-    c.heading(heading, detail)
-    c.text(X0 - 0.3, c.y + 0.5, "lane", size=SMALL, ha="right", color=MUTED)
-    for lane, address, _ in accesses:
-        c.cell(X0 + lane, c.y, 1, 1, colour[address // SECTOR], str(lane))
-    c.y += 1.6
-    for n, (sector, hits) in enumerate(sectors.items()):
-        x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
-        row, byte = divmod(sector * SECTOR, row_bytes)
-        c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
-        c.grid(x, y + 0.7, 8, 1, w=WORD)
-        for lane, word, words in hits:
-            c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
-    c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
-    useful, moved = sum(size for _, _, size in accesses), len(sectors) * SECTOR
-    use = "every byte is used" if useful == moved else f"{useful // len(sectors)} of every {SECTOR} bytes are used"
-    c.verdict(f"{plural(len(sectors), 'sector')} for {useful} useful bytes: {use}", useful == moved)
-
-
-def index_list(name, indices):
-    """'in[0], in[1], ..., in[31]: 1 element apart' for evenly spaced indices."""
-    step = indices[1] - indices[0]
-    shown = ", ".join(f"{name}[{i:,}]" for i in (indices[0], indices[1]))
-    return f"{shown}, ..., {name}[{indices[-1]:,}]: {plural(step, 'element')} apart"
-
-
-def scalar_sectors(step, index_of, load, store):
-    """Figures 01 and 02: one float per lane, warp 0 of block (0, 0)."""
-    pairs = [index_of(tx, ty) for _, tx, ty in lanes(0, 32)]
-    c = Canvas(f"Step {step}: the 32-byte sectors one warp touches ({ROWS} x {COLS} floats)")
-    where = "warp 0 of block (0, 0), lane = threadIdx.x: "
-    for n, (name, expression, row_bytes) in enumerate((("in", load, COLS * FLOAT), ("out", store, ROWS * FLOAT))):
-        indices = [pair[n] for pair in pairs]
-        accesses = [(lane, i * FLOAT, FLOAT) for lane, i in enumerate(indices)]
-        verb = "load" if n == 0 else "store"
-        sector_panel(c, f"{verb}: {expression}", where + index_list(name, indices), accesses, name, row_bytes)
+def sector_figure(title, lane_is, pairs, size, load, store):
+    """Warp 0's load of in and store to out: lanes coloured by the sector each hits, then each sector's 8 words."""
+    c = Canvas(f"{title} ({ROWS} x {COLS} floats)")
+    for side, (matrix, heading, row_bytes) in enumerate((("in", load, COLS * FLOAT), ("out", store, ROWS * FLOAT))):
+        indices = [pair[side] for pair in pairs]        # pairs: the (in, out) index of each lane
+        accesses = [(lane, i * size, size) for lane, i in enumerate(indices)]
+        if size == FLOAT:       # in[0], in[1], ..., in[31]: 1 element apart
+            shown = ", ".join(f"{matrix}[{i:,}]" for i in indices[:2])
+            detail = f"{shown}, ..., {matrix}[{indices[-1]:,}]: {plural(indices[1] - indices[0], 'element')} apart"
+        else:                   # the rows a float4 access reads from or writes to
+            rows = sorted({i * size // row_bytes for i in indices})
+            detail = "16 bytes from each of rows " + ", ".join(map(str, rows))
+        sectors = sectors_of(accesses)
+        colour = {sector: PALETTE[n % len(PALETTE)] for n, sector in enumerate(sectors)}
+        c.heading(heading, f"warp 0 of block (0, 0), lane = {lane_is}: {detail}")
+        c.label(X0, c.y + 0.5, "lane", color=MUTED)
+        for lane, address, _ in accesses:
+            c.cell(X0 + lane, c.y, 1, 1, colour[address // SECTOR], str(lane))
+        c.y += 1.6
+        for n, (sector, hits) in enumerate(sectors.items()):
+            x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
+            row, byte = divmod(sector * SECTOR, row_bytes)
+            c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
+            c.grid(x, y + 0.7, 8, 1, w=WORD)
+            for lane, word, words in hits:
+                c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
+        c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
+        useful, moved = size * WARP, len(sectors) * SECTOR
+        use = "every byte is used" if useful == moved else f"{useful // len(sectors)} of every {SECTOR} bytes are used"
+        c.verdict(f"{plural(len(sectors), 'sector')} for {useful} useful bytes: {use}", useful == moved)
     return c.done(SECTOR_LEGEND, columns=2)
 
 
 def fig_01_sectors():
-    return scalar_sectors("01", naive, "in[row * cols + col]", "out[col * rows + row]")
+    """Step 01: the naive kernel's warp loads 4 whole sectors but stores 4 bytes into each of 32."""
+    return sector_figure("Step 01: the 32-byte sectors one warp touches", "threadIdx.x",
+                         [naive(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         "load: in[row * cols + col]", "store: out[col * rows + row]")
 
 
 def fig_02_sectors():
-    return scalar_sectors("02", coalesced_write, "in[out_col * cols + out_row]", "out[out_row * rows + out_col]")
+    """Step 02: reading in down a column instead makes the store whole and the load one sector per lane."""
+    return sector_figure("Step 02: the 32-byte sectors one warp touches", "threadIdx.x",
+                         [coalesced_write(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         "load: in[out_col * cols + out_row]", "store: out[out_row * rows + out_col]")
 
 
 def fig_05_sectors():
-    """Step 05: float4 loads and stores, i = 0 of 4; lane = 8 threadIdx.y + threadIdx.x."""
-    pairs = [float4_quad(tx, ty, 0) for _, tx, ty in lanes(0, 8)]
-    c = Canvas(f"Step 05: the sectors one warp's float4 access touches ({ROWS} x {COLS} floats)")
-    where = "warp 0 of block (0, 0), lane = 8 threadIdx.y + threadIdx.x: 16 bytes from each of rows "
-    sides = (("load i = 0 of 4: in4[(r0 + i) * (cols / 4) + qc]", "in", COLS * FLOAT),
-             ("store j = 0 of 4: out4[(c0 + j) * (rows / 4) + qr]", "out", ROWS * FLOAT))
-    for n, (heading, matrix, row_bytes) in enumerate(sides):
-        accesses = [(lane, pair[n] * FLOAT4, FLOAT4) for lane, pair in enumerate(pairs)]
-        touched = sorted({address // row_bytes for _, address, _ in accesses})
-        sector_panel(c, heading, where + ", ".join(map(str, touched)), accesses, matrix, row_bytes)
-    return c.done(SECTOR_LEGEND, columns=2)
+    """Step 05: float4 loads and stores, i = 0 of 4, use every byte of the sectors they touch."""
+    return sector_figure("Step 05: the sectors one warp's float4 access touches", "8 threadIdx.y + threadIdx.x",
+                         [float4_quad(tx, ty, 0) for _, tx, ty in lanes(0, 8)], FLOAT4,
+                         "load i = 0 of 4: in4[(r0 + i) * (cols / 4) + qc]",
+                         "store j = 0 of 4: out4[(c0 + j) * (rows / 4) + qr]")
 
 
 # ---------------------------------------------------------------- banks: figures 06 to 09
@@ -429,107 +381,91 @@ BANK_LEGEND = [(lane_colour(0), "lane 0"), (lane_colour(16), "lane 16"),
                (lane_colour(31), "lane 31, each drawn in the bank it hits"), (EMPTY, "idle bank")]
 
 
-def bank_panel(c, heading, detail, rows, width, row_label, verdict, good):
-    """One shared access of one warp: a grid row per wavefront, each lane drawn in the bank
-    (width 1) or the 4-bank group (width 4) it hits. rows: one {first bank: [lanes]} each."""
+def bank_panel(c, heading, detail, served, width=1, verdict=None):
+    """One shared access of one warp: a grid row per wavefront, each lane in the bank (or 4-bank group) it hits."""
+    groups = [group for group, _ in served]
+    ways = max(groups.count(g) for g in set(groups))    # the wavefronts of the busiest lane group: n-way conflict
     c.heading(heading, detail)
     c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
-    c.grid(X0, c.y, BANKS, len(rows), h=ROW_H)
-    for n, row in enumerate(rows):
+    c.grid(X0, c.y, BANKS, len(served), h=ROW_H)
+    for n, (group, row) in enumerate(served):
         y = c.y + n * ROW_H
-        c.text(X0 - 0.3, y + ROW_H / 2, row_label(n), size=SMALL, ha="right")
+        quarter = f"lanes {8 * group}-{8 * group + 7}, wf {n - groups.index(group) + 1}"
+        c.label(X0, y + ROW_H / 2, quarter if width > 1 else f"wavefront {n + 1}")
         for first, hit_by in row.items():
             label = ("lane " if width > 1 else "") + ",".join(map(str, hit_by))
             c.cell(X0 + first, y, width, ROW_H, lane_colour(hit_by[0]), label, edge=INK)
-    c.y += len(rows) * ROW_H + 0.7
-    c.verdict(verdict, good)
+    c.y += len(served) * ROW_H + 0.7
+    if verdict is None and width == 1:
+        verdict = "conflict-free: 1 wavefront" if ways == 1 else f"{ways}-way conflict: {ways} wavefronts"
+    elif verdict is None and ways == 1:
+        verdict = f"no conflict: {len(served)} wavefronts, one per quarter-warp (the least for 512 bytes)"
+    elif verdict is None:
+        verdict = f"{ways}-way conflict: {len(served)} wavefronts for the warp, {ways} per quarter-warp"
+    c.verdict(verdict, ways == 1)
 
 
-def word_verdict(rows):
-    n = len(rows)
-    return ("conflict-free: 1 wavefront", True) if n == 1 else (f"{n}-way conflict: {n} wavefronts", False)
+def tile_wavefronts(step, tile, block_rows, warp=0):
+    """The wavefronts of a warp's shared store and of its shared load in the step 06-08 kernel."""
+    elements = [tile_elements(tx, ty, block_rows) for _, tx, ty in lanes(warp, tile)]
+    return [wavefronts([WORD_OF[step](*pair[n], tile) for pair in elements]) for n in (0, 1)]
 
 
-def tile_words(warp, tile, block_rows, side, layout):
-    """The shared word each lane of a warp of the step 06-08 kernel touches (block tile x block_rows)."""
-    return [layout(*side(tx, ty, block_rows), tile) for _, tx, ty in lanes(warp, tile)]
-
-
-def tile_kernel_panels(c, name, tile, block_rows, warp, layout, store, load):
+def tile_panels(c, step, name, tile, block_rows, warp, store, load):
     """The shared store and the shared load of one variant of the step 06-08 kernel."""
-    rows_of_warp = sorted({ty for _, _, ty in lanes(warp, tile)})
-    lane_is = "threadIdx.x" if tile == WARP else f"{tile} threadIdx.y + threadIdx.x"
-    lane_is += f" - {warp * WARP}" if warp and tile != WARP else ""
-    who = (f"{name} (block {tile} x {block_rows}): warp {warp} = threadIdx.y "
-           f"{' and '.join(map(str, rows_of_warp))}, lane = {lane_is}; iteration i = 0")
-    for side, heading in ((tile_store_element, f"shared store (writing the tile): {store}"),
-                          (tile_load_element, f"shared load (reading it transposed): {load}")):
-        rows = word_wavefronts(tile_words(warp, tile, block_rows, side, layout))
-        bank_panel(c, heading, who, rows, 1, lambda n: f"wavefront {n + 1}", *word_verdict(rows))
+    rows_of_warp = " and ".join(map(str, sorted({ty for _, _, ty in lanes(warp, tile)})))
+    lane = "threadIdx.x" if tile == WARP else f"{tile} threadIdx.y + threadIdx.x - {warp * WARP}".removesuffix(" - 0")
+    who = f"{name} (block {tile} x {block_rows}): warp {warp} = threadIdx.y {rows_of_warp}, lane = {lane}"
+    headings = (f"shared store (writing the tile): {store}", f"shared load (reading it transposed): {load}")
+    for heading, served in zip(headings, tile_wavefronts(step, tile, block_rows, warp), strict=True):
+        bank_panel(c, heading, who + "; iteration i = 0", served)
 
 
 def fig_06_banks():
+    """Step 06: a warp writes a row of the tile in one wavefront but reads a column of it in 32."""
     c = Canvas("Step 06: shared-memory banks of one warp, float tile[32][32]")
-    tile_kernel_panels(c, "shared_32x8", 32, 8, 5, shared_word,
-                       "tile[r][threadIdx.x], word 32 r + threadIdx.x", "tile[threadIdx.x][r], word 32 threadIdx.x + r")
+    tile_panels(c, "06", "shared_32x8", 32, 8, 5,
+                "tile[r][threadIdx.x], word 32 r + threadIdx.x", "tile[threadIdx.x][r], word 32 threadIdx.x + r")
     counts = []
-    for name, tile, block_rows in (("shared_32x32", 32, 32), ("shared_16x16", 16, 16), ("shared_8x8", 8, 8)):
-        store, load = (len(word_wavefronts(tile_words(0, tile, block_rows, side, shared_word)))
-                       for side in (tile_store_element, tile_load_element))
-        counts.append(f"{name}: store {store}, load {load}")
+    for side in (32, 16, 8):
+        store, load = tile_wavefronts("06", side, side)
+        counts.append(f"shared_{side}x{side}: store {len(store)}, load {len(load)}")
     c.line("The other block shapes, counted the same way (wavefronts of warp 0): " + "; ".join(counts), color=MUTED)
     return c.done(BANK_LEGEND, columns=4)
 
 
 def fig_07_banks():
+    """Step 07: a word of padding per row: conflict-free for the 32 x 8 block, still 2-way for 16 x 16."""
     c = Canvas("Step 07: shared-memory banks of one warp, padded tile[T][T + 1]")
-    tile_kernel_panels(c, "shared_padded", 32, 8, 5, padded_word,
-                       "tile[r][threadIdx.x], word 33 r + threadIdx.x", "tile[threadIdx.x][r], word 33 threadIdx.x + r")
-    tile_kernel_panels(c, "shared_padded_16x16", 16, 16, 0, padded_word,
-                       "tile[y][x], word 17 y + x", "tile[x][y], word 17 x + y")
+    tile_panels(c, "07", "shared_padded", 32, 8, 5,
+                "tile[r][threadIdx.x], word 33 r + threadIdx.x", "tile[threadIdx.x][r], word 33 threadIdx.x + r")
+    tile_panels(c, "07", "shared_padded_16x16", 16, 16, 0, "tile[y][x], word 17 y + x", "tile[x][y], word 17 x + y")
     return c.done(BANK_LEGEND, columns=4)
 
 
 def fig_08_banks():
+    """Step 08: the XOR swizzle makes both accesses conflict-free for both block shapes, without padding."""
     c = Canvas("Step 08: shared-memory banks of one warp, swizzled tile[r][c ^ r]")
-    tile_kernel_panels(c, "shared_swizzle", 32, 8, 5, swizzled_word,
-                       "tile[r][threadIdx.x ^ r]", "tile[threadIdx.x][r ^ threadIdx.x]")
-    tile_kernel_panels(c, "shared_swizzle_16x16", 16, 16, 0, swizzled_word,
-                       "tile[y][x ^ y], word 16 y + (x ^ y)", "tile[x][y ^ x], word 16 x + (y ^ x)")
+    tile_panels(c, "08", "shared_swizzle", 32, 8, 5, "tile[r][threadIdx.x ^ r]", "tile[threadIdx.x][r ^ threadIdx.x]")
+    tile_panels(c, "08", "shared_swizzle_16x16", 16, 16, 0,
+                "tile[y][x ^ y], word 16 y + (x ^ y)", "tile[x][y ^ x], word 16 x + (y ^ x)")
     return c.done(BANK_LEGEND, columns=4)
-
-
-def chunk_panel(c, heading, detail, slots):
-    """A 16-byte shared access of warp 0, quarter-warp by quarter-warp."""
-    served = chunk_wavefronts(slots)
-    ways = worst_quarter(served)
-    if ways == 1:
-        verdict = f"no conflict: {len(served)} wavefronts, one per quarter-warp (the least for 512 bytes)"
-    else:
-        verdict = f"{ways}-way conflict: {len(served)} wavefronts for the warp, {ways} per quarter-warp"
-    quarters = [group for group, _ in served]
-
-    def label(n):
-        return f"lanes {8 * quarters[n]}-{8 * quarters[n] + 7}, wf {n - quarters.index(quarters[n]) + 1}"
-    bank_panel(c, heading, detail, [row for _, row in served], 4, label, verdict, ways == 1)
 
 
 def fig_09_banks():
     """Step 09: 16-byte accesses through the chunk swizzle, and the same LDS.128 without it."""
     c = Canvas("Step 09: 16-byte shared accesses, chunk c of row r at c ^ ((r / 4) % 8)")
     detail = "vec4 (block 32 x 8): warp 0, lane = tid; a float4 fills 4 banks; one quarter-warp is served at a time"
-    chunk_panel(c, "shared store: tile[chunk_slot(load_row, load_chunk)]", detail + " (pass p = 0)",
-                [vec4_store_slot(tid) for tid in range(WARP)])
-    chunk_panel(c, "shared load: tile[chunk_slot(group * 4 + k, block_col)]", detail + " (k = 0)",
-                [vec4_load_slot(tid) for tid in range(WARP)])
-    plain = chunk_wavefronts([vec4_load_slot(tid, plain_slot) for tid in range(WARP)])
-    first_quarter = [row for group, row in plain if group == 0]
+    bank_panel(c, "shared store: tile[chunk_slot(load_row, load_chunk)]", detail + " (pass p = 0)",
+               wavefronts([vec4_slots(tid)[0] for tid in range(WARP)], 4), 4)
+    bank_panel(c, "shared load: tile[chunk_slot(group * 4 + k, block_col)]", detail + " (k = 0)",
+               wavefronts([vec4_slots(tid)[1] for tid in range(WARP)], 4), 4)
+    plain = wavefronts([vec4_slots(tid, swizzle=False)[1] for tid in range(WARP)], 4)
+    first = [(group, row) for group, row in plain if group == 0]
     bank_panel(c, "the same load without the swizzle: chunk c of a 16-chunk row at c",
-               "lanes 0-7 only: chunk 0 of tile rows 0, 4, ..., 28, which all start in bank group 0",
-               first_quarter, 4, lambda n: f"lanes 0-7, wf {n + 1}",
-               f"{len(first_quarter)}-way conflict: {len(first_quarter)} wavefronts here, {len(plain)} for the warp",
-               False)
-    scalar = [len(word_wavefronts([word_slot(*rc) for rc in pairs]))
+               "lanes 0-7 only: chunk 0 of tile rows 0, 4, ..., 28, which all start in bank group 0", first, 4,
+               f"{len(first)}-way conflict: {len(first)} wavefronts here, {len(plain)} for the warp")
+    scalar = [len(wavefronts([word_slot(*rc) for rc in pairs]))
               for pairs in ([(ty, tx) for _, tx, ty in lanes(0, 32)], [(tx, ty) for _, tx, ty in lanes(0, 32)])]
     c.line(f"The 4-byte kernel (common/tile64.cuh, word_slot(): c ^ (r % 32)): store {scalar[0]}, "
            f"load {scalar[1]} wavefront per warp access.", color=MUTED, step=1.3)
@@ -542,44 +478,32 @@ def fig_09_banks():
 TILES, FIRST_WAVE, TILE_CELL = 8, 16, 1.5   # 8 x 8 tiles, a toy GPU that holds 16 blocks at once
 
 
-def tile_grid(c, x, y, numbers, caption):
-    """An 8 x 8 grid of tiles, each labelled with the block that handles it, the first wave lit."""
-    c.text(x, y - 0.6, caption, size=SMALL, weight="bold")
-    for row in range(TILES):
-        for col in range(TILES):
-            t = numbers[row][col]
-            lit = t < FIRST_WAVE
-            c.cell(x + col * TILE_CELL, y + row * TILE_CELL, TILE_CELL, TILE_CELL, HIGHLIGHT if lit else FADED,
-                   str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
-
-
-def longest_run(flags):
-    """The longest run of True in a row of booleans."""
-    return max((len(list(run)) for flag, run in itertools.groupby(flags) if flag), default=0)
-
-
 def tile_order_panel(c, order, name, walk):
     """Block t's tile of in (raster_tile()) and of out, and what the first wave touches."""
-    in_numbers = [[0] * TILES for _ in range(TILES)]
-    for t in range(TILES * TILES):
-        tile_y, tile_x = raster_tile(t, TILES, TILES, order)
-        in_numbers[tile_y][tile_x] = t
+    block_at = {raster_tile(t, TILES, TILES, order): t for t in range(TILES * TILES)}
+    in_numbers = [[block_at[(row, col)] for col in range(TILES)] for row in range(TILES)]
     out_numbers = [list(column) for column in zip(*in_numbers, strict=True)]   # tile (y, x) of in is (x, y) of out
     c.heading(name, walk)
-    top, in_x, out_x = c.y + 0.8, X0, X0 + TILES * TILE_CELL + 5
-    tile_grid(c, in_x, top, in_numbers, "in: block t takes tile (tile_y, tile_x)")
-    tile_grid(c, out_x, top, out_numbers, "out: where that block writes")
-    middle = top + TILES * TILE_CELL / 2
-    c.arrow((in_x + TILES * TILE_CELL + 0.5, middle), (out_x - 0.5, middle))
-    written = [[t < FIRST_WAVE for t in row] for row in out_numbers]
-    read = [[t < FIRST_WAVE for t in row] for row in in_numbers]
+    top, span = c.y + 0.8, TILES * TILE_CELL
+    out_x = X0 + span + 5
+    for x, numbers, caption in ((X0, in_numbers, "in: block t takes tile (tile_y, tile_x)"),
+                                (out_x, out_numbers, "out: where that block writes")):
+        c.text(x, top - 0.6, caption, size=SMALL, weight="bold")
+        for row, blocks in enumerate(numbers):      # each tile labelled with its block, the first wave lit
+            for col, t in enumerate(blocks):
+                lit = t < FIRST_WAVE
+                c.cell(x + col * TILE_CELL, top + row * TILE_CELL, TILE_CELL, TILE_CELL, HIGHLIGHT if lit else FADED,
+                       str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
+    c.arrow((X0 + span + 0.5, top + span / 2), (out_x - 0.5, top + span / 2))
+    written, read = ([[t < FIRST_WAVE for t in row] for row in grid] for grid in (out_numbers, in_numbers))
     for row in range(TILES):
         if any(written[row]):
-            c.cell(out_x + TILES * TILE_CELL + 0.3, top + row * TILE_CELL + 0.15, 0.3, TILE_CELL - 0.3,
-                   HIGHLIGHT_TEXT, edge=HIGHLIGHT_TEXT)
-    c.y = top + TILES * TILE_CELL + 0.8
+            c.cell(out_x + span + 0.3, top + row * TILE_CELL + 0.15, 0.3, TILE_CELL - 0.3, HIGHLIGHT_TEXT,
+                   edge=HIGHLIGHT_TEXT)
+    c.y = top + span + 0.8
     run = 64 * FLOAT    # bytes in a row of one 64 x 64 tile
-    out_run, in_run = (max(longest_run(row) for row in grid) for grid in (written, read))
+    out_run, in_run = (max(len(list(tiles)) for row in grid for lit, tiles in itertools.groupby(row) if lit)
+                       for grid in (written, read))   # the longest runs of lit tiles along a row
     c.line(f"The first wave (blocks 0-{FIRST_WAVE - 1}) writes into {64 * sum(map(any, written))} of the "
            f"{64 * TILES} rows of out, in runs of {out_run * run} bytes ({plural(out_run, 'tile')});",
            size=SMALL + 1, color=HIGHLIGHT_TEXT)
@@ -588,6 +512,7 @@ def tile_order_panel(c, order, name, walk):
 
 
 def fig_10_tile_order():
+    """Step 10: blocks that walk down a column of tiles of in write along rows of out, in long runs."""
     c = Canvas("Step 10: the order in which blocks take tiles, and what the first wave writes")
     blocks_per_sm = THREADS_PER_SM // 256
     c.line(f"{TILES} x {TILES} tiles of 64 x 64 floats; a toy GPU that holds {FIRST_WAVE} blocks at once "
@@ -604,24 +529,18 @@ def fig_10_tile_order():
 # ---------------------------------------------------------------- runs and sectors: figures 11, 12
 
 
-def float_strip(c, y, cell, fills, label, boundaries):
-    """One stretch of floats in a row, one cell each, with thick lines at the given boundaries."""
+def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0):
+    """Floats at the cursor, a cell each, thick lines at the boundaries (16-byte chunks unless told); its left edge."""
     x = 5.5
-    c.text(x - 0.3, y + cell / 2, label, size=SMALL, ha="right", family="monospace")
+    boundaries = range(0, len(fills) + 1, AS_VEC) if boundaries is None else boundaries
+    c.label(x, c.y + cell / 2, label, family="monospace")
     for i, fill in enumerate(fills):
-        c.cell(x + i * cell, y, cell, cell, fill)
-    c.ax.vlines([x + b * cell for b in boundaries], y - 0.15, y + cell + 0.15, colors=INK, linewidth=1.2)
+        c.cell(x + i * cell, c.y, cell, cell, fill)
+    c.ax.vlines([x + b * cell for b in boundaries], c.y - 0.15, c.y + cell + 0.15, colors=INK, linewidth=1.2)
+    if note:
+        c.text(x + len(fills) * cell + cell, c.y + cell / 2, note, size=SMALL, color=MUTED)
+    c.y += step
     return x
-
-
-CHUNK_FILLS = {"vec": GOOD, "scalar": BAD, "drop": FADED, None: EMPTY}
-
-
-def chunk_strip(c, kinds, label, note):
-    """A run of floats, kinds[i] saying how float i moves, thick lines between 16-byte chunks."""
-    x = float_strip(c, c.y, 0.4, [CHUNK_FILLS[k] for k in kinds], label, range(0, len(kinds) + 1, AS_VEC))
-    c.text(x + len(kinds) * 0.4 + 0.4, c.y + 0.2, note, size=SMALL, color=MUTED)
-    c.y += 1.1
 
 
 def fig_11_runs():
@@ -632,15 +551,16 @@ def fig_11_runs():
     c.heading("load: tile rows 0-3 of in, each read as the aligned chunks that cover it")
     for r in range(4):
         shift, columns = load_row_chunks(r * AS_COLS + AS_TILE)
-        kinds = ["vec" if 0 <= col + e < AS_TILE else "drop" for col in columns for e in range(AS_VEC)]
-        chunk_strip(c, kinds, f"row {r}: shift {shift}", f"{len(columns)} chunks")
+        fills = [GOOD if 0 <= col + e < AS_TILE else FADED for col in columns for e in range(AS_VEC)]
+        float_strip(c, 0.4, fills, f"row {r}: shift {shift}", note=f"{len(columns)} chunks", step=1.1)
     c.y += 0.5
     c.heading("store: rows 64-67 of out, the run of 64 floats this tile writes in each")
     for j in range(AS_TILE, AS_TILE + 4):
         first = j * AS_ROWS
         head, whole, tail = store_run(first)
-        kinds = [None] * (first % AS_VEC) + ["scalar"] * head + ["vec"] * (whole * AS_VEC) + ["scalar"] * tail
-        chunk_strip(c, kinds + [None] * (-len(kinds) % AS_VEC), f"out row {j}", f"{head} + {whole} chunks + {tail}")
+        fills = [EMPTY] * (first % AS_VEC) + [BAD] * head + [GOOD] * (whole * AS_VEC) + [BAD] * tail
+        fills += [EMPTY] * (-len(fills) % AS_VEC)
+        float_strip(c, 0.4, fills, f"out row {j}", note=f"{head} + {whole} chunks + {tail}", step=1.1)
     c.y += 0.3
     return c.done([(GOOD, "moved by a 16-byte access"), (BAD, "a single 4-byte store"),
                    (FADED, "loaded, a neighbour's: dropped"), (EMPTY, "another tile's")], columns=4)
@@ -671,7 +591,7 @@ def fig_11_sectors():
         for j in range(AS_TILE, AS_TILE + 4):
             owners = [owner(AS_ROWS, j, i, sector_runs) for i in range(first, first + count)]
             starts = range(-(j * AS_ROWS + first) % SR_SECTOR, count, SR_SECTOR)
-            x = float_strip(c, c.y, cell, [PALETTE[k % len(PALETTE)] for k in owners], f"out row {j}", starts)
+            x = float_strip(c, cell, [PALETTE[k % len(PALETTE)] for k in owners], f"out row {j}", starts)
             for s in starts:
                 if s + SR_SECTOR <= count and len(set(owners[s:s + SR_SECTOR])) > 1:
                     split += 1
@@ -689,12 +609,10 @@ def fig_12_swizzle():
     c.line("One box row = 128 bytes = 8 chunks = the 32 banks once. In a cell: the chunk of in stored there "
            "(CU_TENSOR_MAP_SWIZZLE_128B).", color=MUTED, step=1.4)
     c.numbers(x, "bank group", 8, cell)
-    quarter = {}        # (box row, chunk) that lane 0-7 of warp 0 reads with k = 0: read_tma_block()
-    for lane in range(8):
-        g, b = tma_thread_block(lane)
-        quarter[(g * 4, b)] = lane
+    # (box row, chunk) that lane 0-7 of warp 0 reads with k = 0: read_tma_block()
+    quarter = {(g * 4, b): lane for lane, (g, b) in enumerate(map(tma_thread_block, range(8)))}
     for row in range(8):
-        c.text(x - 0.3, c.y + cell / 2, f"row {row}", size=SMALL, ha="right", family="monospace")
+        c.label(x, c.y + cell / 2, f"row {row}", family="monospace")
         for chunk in range(8):
             fill = PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY
             c.cell(x + swizzled_chunk(row, chunk) * cell, c.y, cell, cell, fill, str(chunk))
@@ -792,12 +710,11 @@ def read_paths(c, top):
 
 def l1_reuse(c, top):
     """How much L1 reuse one step 02 block's strided read allows: the sectors each warp asks for."""
-    asked_by, requests = {}, 0
+    asked_by, requests = {}, 8 * WARP
     for warp in range(8):
         for _, tx, ty in lanes(warp, 32):
             i, _ = coalesced_write(tx, ty, rows=4096, cols=4096)
             asked_by.setdefault(i * FLOAT // SECTOR, set()).add(warp)
-            requests += 1
     warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for _, tx, ty in lanes(0, 32)]
     load, store = (len(sectors_of([(0, pair[n] * FLOAT, FLOAT) for pair in warp0])) for n in (0, 1))
     sharing = len(next(iter(asked_by.values())))
@@ -805,7 +722,7 @@ def l1_reuse(c, top):
     x, cell = 19, 0.6
     c.text(x - 3, top + 0.4, "one step 02 block (32 x 8 threads) reads 32 rows x 8 columns of in", weight="bold")
     for warp in range(8):
-        c.text(x - 0.3, top + 1.6 + (warp + 0.5) * cell, f"warp {warp}", size=SMALL, ha="right", color=MUTED)
+        c.label(x, top + 1.6 + (warp + 0.5) * cell, f"warp {warp}", color=MUTED)
     for column, sector in enumerate(sorted(asked_by)):
         for warp in asked_by[sector]:
             c.cell(x + column * cell, top + 1.6 + warp * cell, cell, cell, lane_colour(4 * warp))
@@ -856,31 +773,27 @@ def loads_per_thread(unroll):
     return len({unrolled(unroll, 0, 0, k)[0] for k in range(unroll)})
 
 
-S04_KERNELS = [
-    # (label, (step, kernel) in the profile, loads a thread issues before its first store, bytes each)
-    ("03 ldg", ("03", "ldg"), 1, FLOAT),
-    ("04 unroll4", ("04", "unroll4"), loads_per_thread(4), FLOAT),
-    ("04 unroll8", ("04", "unroll8"), loads_per_thread(8), FLOAT),
-    ("05 float4 (next step)", ("05", "float4"), QUAD, FLOAT4),
-]
 SHARED_LOADS = 32 * 32 // 256        # steps 06-08: a 32 x 32 tile loaded by 256 threads
 VEC4_LOADS = 64 * 64 // 256 // 4     # steps 09-10: a 64 x 64 tile of float4s loaded by 256 threads
-LADDER_IN_FLIGHT = [
-    ("02 coalesced_write", ("02", "coalesced_write"), 1, FLOAT),
-    ("03 ldg", ("03", "ldg"), 1, FLOAT),
-    ("04 unroll4", ("04", "unroll4"), loads_per_thread(4), FLOAT),
-    ("05 float4", ("05", "float4"), QUAD, FLOAT4),
-    ("06 shared_32x8", ("06", "shared_32x8"), SHARED_LOADS, FLOAT),
-    ("07 shared_padded", ("07", "shared_padded"), SHARED_LOADS, FLOAT),
-    ("08 shared_swizzle", ("08", "shared_swizzle"), SHARED_LOADS, FLOAT),
-    ("09 vec4", ("09", "vec4"), VEC4_LOADS, FLOAT4),
-    ("10 col_async", ("10", "col_async"), VEC4_LOADS, FLOAT4),
-]
+IN_FLIGHT = {   # (step, kernel) in the profile: (loads a thread issues before its first store, bytes each)
+    ("02", "coalesced_write"): (1, FLOAT),
+    ("03", "ldg"): (1, FLOAT),
+    ("04", "unroll4"): (loads_per_thread(4), FLOAT),
+    ("04", "unroll8"): (loads_per_thread(8), FLOAT),
+    ("05", "float4"): (QUAD, FLOAT4),
+    ("06", "shared_32x8"): (SHARED_LOADS, FLOAT),
+    ("07", "shared_padded"): (SHARED_LOADS, FLOAT),
+    ("08", "shared_swizzle"): (SHARED_LOADS, FLOAT),
+    ("09", "vec4"): (VEC4_LOADS, FLOAT4),
+    ("10", "col_async"): (VEC4_LOADS, FLOAT4),
+}
+S04_KERNELS = [("03", "ldg"), ("04", "unroll4"), ("04", "unroll8"), ("05", "float4")]   # the kernels of figure 04
 
 
-def thread_timeline(ax):
+def thread_timeline(ax, labels):
     """What one thread of each kernel issues: all its loads, one wait for DRAM, then its stores."""
-    for n, (label, _, loads, size) in enumerate(S04_KERNELS):
+    for n, (label, key) in enumerate(zip(labels, S04_KERNELS, strict=True)):
+        loads, size = IN_FLIGHT[key]
         box, suffix, x = (1.0, "", 0.0) if size == FLOAT else (2.2, ".128", 0.0)
         ax.text(-0.4, n, label, ha="right", va="center")
         for kind, fill in (("LD", PALETTE[0]), ("ST", PALETTE[1])):
@@ -894,10 +807,16 @@ def thread_timeline(ax):
                 x += 4
         in_flight = f"{loads} x {size} B = {loads * size} B in flight"
         ax.text(x + 0.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
-    ax.set_xlim(-8, 30)
-    ax.set_ylim(len(S04_KERNELS) - 0.5, -0.6)
+    ax.set(xlim=(-8, 30), ylim=(len(S04_KERNELS) - 0.5, -0.6))
     ax.set_axis_off()
     ax.set_title("what one thread issues: all its loads, one wait for DRAM (dashed), then its stores", loc="left")
+
+
+def bars(ax, labels, values, fill, notes=None, **style):
+    """Horizontal bars outlined in ink, with a note beside each where given."""
+    drawn = ax.barh(labels, values, color=fill, edgecolor=INK, linewidth=0.6, **style)
+    if notes:
+        ax.bar_label(drawn, labels=notes, padding=3, fontsize=SMALL)
 
 
 def fig_04_unroll():
@@ -906,17 +825,14 @@ def fig_04_unroll():
     fig = Figure(figsize=(8.8, 5.6), layout="constrained")
     fig.suptitle("Step 04: several elements per thread, more bytes in flight", weight="bold", fontsize=TITLE)
     timeline, per_sm = fig.subplots(2, 1, height_ratios=(1.2, 1))
-    thread_timeline(timeline)
-    labels = [label for label, *_ in S04_KERNELS]
-    per_bytes = [loads * size for _, _, loads, size in S04_KERNELS]
-    full = [THREADS_PER_SM * b / 1024 for b in per_bytes]
-    measured = [occupancy.get(key, math.nan) for _, key, _, _ in S04_KERNELS]
+    labels = [f"{step} {kernel}" for step, kernel in S04_KERNELS[:-1]] + ["05 float4 (next step)"]
+    thread_timeline(timeline, labels)
+    full = [THREADS_PER_SM * loads * size / 1024 for loads, size in map(IN_FLIGHT.get, S04_KERNELS)]
+    measured = [occupancy.get(key, math.nan) for key in S04_KERNELS]
     achieved = [f * m / 100 for f, m in zip(full, measured, strict=True)]
-    bars = per_sm.barh(labels, full, color=FADED, edgecolor=INK, linewidth=0.6,
-                       label=f"at full occupancy ({THREADS_PER_SM} threads per SM)")
     notes = [f"{a:.0f} of {f:.0f} KiB ({m:.0f} % occupancy)" for a, f, m in zip(achieved, full, measured, strict=True)]
-    per_sm.bar_label(bars, labels=notes, padding=3, fontsize=SMALL)
-    per_sm.barh(labels, achieved, color=PALETTE[0], edgecolor=INK, linewidth=0.6, label="at the achieved occupancy")
+    bars(per_sm, labels, full, FADED, notes, label=f"at full occupancy ({THREADS_PER_SM} threads per SM)")
+    bars(per_sm, labels, achieved, PALETTE[0], label="at the achieved occupancy")
     per_sm.set_xlabel("KiB in flight per SM (achieved occupancy: docs/results/h200-profile.csv, 4096 x 4096)")
     per_sm.legend(loc="upper right", fontsize=SMALL)
     per_sm.invert_yaxis()
@@ -927,24 +843,20 @@ def fig_04_unroll():
 def fig_ladder_in_flight():
     """Steps 02-10: KiB in flight per SM (loads before the first wait x resident threads) beside DRAM throughput."""
     occupancy, dram = profile_at_4096(OCCUPANCY), profile_at_4096(DRAM_BUSY)
-    kept = [row for row in LADDER_IN_FLIGHT if row[1] in occupancy and row[1] in dram]
-    labels = [label for label, *_ in kept]
-    kib = [THREADS_PER_SM * occupancy[key] / 100 * loads * size / 1024 for _, key, loads, size in kept]
+    kept = [(key, loads, size) for key, (loads, size) in IN_FLIGHT.items()
+            if key != ("04", "unroll8") and key in occupancy and key in dram]
+    labels = [f"{step} {kernel}" for (step, kernel), _, _ in kept]
+    kib = [THREADS_PER_SM * occupancy[key] / 100 * loads * size / 1024 for key, loads, size in kept]
     fig = Figure(figsize=(8.8, 4.4), layout="constrained")
     fig.suptitle("Steps 02-10: bytes in flight per SM, and the DRAM throughput they reach",
                  weight="bold", fontsize=TITLE)
     left, right = fig.subplots(1, 2, sharey=True, width_ratios=(1.3, 1))
-    bars = left.barh(labels, kib, color=PALETTE[0], edgecolor=INK, linewidth=0.6)
-    left.bar_label(bars, padding=3, fontsize=SMALL, labels=[
-        f"{v:.0f} ({loads} x {size} B, {occupancy[key]:.0f} % occ.)" for v, (_, key, loads, size) in zip(kib, kept,
-                                                                                                        strict=True)])
-    left.set_xlim(0, max(kib) * 1.8)
-    left.set_xlabel("KiB in flight per SM (H200)")
+    bars(left, labels, kib, PALETTE[0], [f"{v:.0f} ({loads} x {size} B, {occupancy[key]:.0f} % occ.)"
+                                         for v, (key, loads, size) in zip(kib, kept, strict=True)])
+    left.set(xlim=(0, max(kib) * 1.8), xlabel="KiB in flight per SM (H200)")
     left.invert_yaxis()
-    bars = right.barh(labels, [dram[key] for _, key, _, _ in kept], color=PALETTE[2], edgecolor=INK, linewidth=0.6)
-    right.bar_label(bars, fmt="%.0f", padding=3, fontsize=SMALL)
-    right.set_xlim(0, 100)
-    right.set_xlabel("DRAM throughput, % of peak")
+    bars(right, labels, [dram[key] for key, _, _ in kept], PALETTE[2], [f"{dram[key]:.0f}" for key, _, _ in kept])
+    right.set(xlim=(0, 100), xlabel="DRAM throughput, % of peak")
     fig.supxlabel("KiB in flight = 2048 threads x achieved occupancy x loads x bytes a thread issues before its first "
                   "wait; both at 4096 x 4096, docs/results/h200-profile.csv", fontsize=SMALL, color=MUTED)
     return fig
@@ -961,60 +873,48 @@ STEP_COLOURS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"
 MARKERS = "so^vDph*"
 
 
-def default_kernels(frame):
-    """Each run's default kernel (the first kernel row it printed), where it has a GB/s."""
+def measured(frame):
+    """Each run's default kernel (its first kernel row) with a GB/s, and {shape: GB/s} of the copy bound and cuBLAS."""
     first = frame[frame.role == "kernel"].drop_duplicates(RUN)
-    return first[first.gbps.notna()]
-
-
-def baselines(frame):
-    """(copy bound, cuBLAS) GB/s by shape. Every run times its own: the fastest copy and the
-    library row of each run, the median over the runs at a shape."""
     copies = frame[(frame.role == "copy") & frame.median_ms.notna()].sort_values("median_ms", kind="stable")
-    library = frame[frame.role == "library"]
-    return tuple(rows.drop_duplicates(RUN).groupby(SHAPE).gbps.median() for rows in (copies, library))
-
-
-def ladder_panel(ax, bars, copy, cublas):
-    """One shape: a bar per step with its GB/s and % of the copy bound, the baselines as lines."""
-    x = list(range(len(bars)))
-    drawn = ax.bar(x, bars.gbps, width=0.6, color="#4c72b0", edgecolor=INK, linewidth=0.5)
-    ax.bar_label(drawn, labels=[f"{g:.0f}\n{p:.0f} %" for g, p in zip(bars.gbps, bars.pct_of_copy, strict=True)],
-                 padding=2, fontsize=SMALL + 1, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
-    ax.axhline(copy, linestyle="--", linewidth=1.8, color=GOOD,
-               label=f"copy bound (best of memcpy, copy kernel): {copy:.0f} GB/s")
-    if not math.isnan(cublas):
-        ax.axhline(cublas, linewidth=1.8, color=BAD, label=f"cuBLAS cublasSgeam: {cublas:.0f} GB/s")
-    ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
-                  fontsize=SMALL)
-    ax.set_ylim(0, 1.35 * max(bars.gbps.max(), copy))
-    ax.set_ylabel(GBPS)
-    ax.grid(axis="y", color="#dddddd")
-    ax.set_axisbelow(True)
-    ax.legend(loc="upper left", fontsize=SMALL + 1)
+    library = frame[frame.role == "library"]    # every run times its own: its fastest copy, its library row
+    copy, cublas = (rows.drop_duplicates(RUN).groupby(SHAPE).gbps.median() for rows in (copies, library))
+    return first[first.gbps.notna()], copy, cublas      # the baselines: the median over the runs at a shape
 
 
 def plot_ladder(name, frame):
     """GB/s of each step's default kernel at the ladder shapes measured, with copy and cuBLAS."""
-    kernels, (copy, cublas) = default_kernels(frame), baselines(frame)
-    panels = []
-    for rows, cols in LADDER_SHAPES:
-        bars = kernels[(kernels.rows == rows) & (kernels.cols == cols) & (kernels.offset == 0)]
-        if len(bars):
-            panels.append(((rows, cols), bars.sort_values("step", kind="stable")))
+    kernels, copy, cublas = measured(frame)
+    at = {shape: kernels[(kernels.rows == shape[0]) & (kernels.cols == shape[1]) & (kernels.offset == 0)]
+          for shape in LADDER_SHAPES}
+    panels = [(shape, bars.sort_values("step", kind="stable")) for shape, bars in at.items() if len(bars)]
     if not panels:
         return None
     fig = Figure(figsize=(12, 0.6 + 4.2 * len(panels)), layout="constrained")
     fig.suptitle(f"Transpose bandwidth on {name}: the default kernel of each step", weight="bold", fontsize=TITLE)
     for ax, ((rows, cols), bars) in zip(fig.subplots(len(panels), 1, squeeze=False)[:, 0], panels, strict=True):
-        ladder_panel(ax, bars, copy.get((rows, cols, 0), math.nan), cublas.get((rows, cols, 0), math.nan))
+        bound, library = copy.get((rows, cols, 0), math.nan), cublas.get((rows, cols, 0), math.nan)
+        x = list(range(len(bars)))
+        drawn = ax.bar(x, bars.gbps, width=0.6, color="#4c72b0", edgecolor=INK, linewidth=0.5)
+        ax.bar_label(drawn, labels=[f"{g:.0f}\n{p:.0f} %" for g, p in zip(bars.gbps, bars.pct_of_copy, strict=True)],
+                     padding=2, fontsize=SMALL + 1, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+        ax.axhline(bound, linestyle="--", linewidth=1.8, color=GOOD,
+                   label=f"copy bound (best of memcpy, copy kernel): {bound:.0f} GB/s")
+        if not math.isnan(library):
+            ax.axhline(library, linewidth=1.8, color=BAD, label=f"cuBLAS cublasSgeam: {library:.0f} GB/s")
+        ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
+                      fontsize=SMALL)
+        ax.set(ylim=(0, 1.35 * max(bars.gbps.max(), bound)), ylabel=GBPS)
+        ax.grid(axis="y", color="#dddddd")
+        ax.set_axisbelow(True)
+        ax.legend(loc="upper left", fontsize=SMALL + 1)
         ax.set_title(f"{rows} x {cols} float32; above each bar: GB/s and % of the copy bound", fontsize=TEXT)
     return fig
 
 
 def plot_sizes(name, frame):
     """GB/s of each step's default kernel against the side of a square matrix, with copy and cuBLAS."""
-    kernels, (copy, cublas) = default_kernels(frame), baselines(frame)
+    kernels, copy, cublas = measured(frame)
     side = kernels.rows
     square = kernels[(side == kernels.cols) & (kernels.offset == 0) & (side >= 1024) & (side & (side - 1) == 0)]
     if not len(square):
@@ -1031,9 +931,7 @@ def plot_sizes(name, frame):
     ax.set_xscale("log", base=2)
     ax.set_xticks(sides, [str(s) for s in sides])
     ax.minorticks_off()
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("N (a square N x N float32 matrix)")
-    ax.set_ylabel(GBPS)
+    ax.set(ylim=(0, None), xlabel="N (a square N x N float32 matrix)", ylabel=GBPS)
     ax.grid(color="#dddddd")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=SMALL + 1)
     ax.set_title(f"Transpose bandwidth against matrix size on {name}", weight="bold", fontsize=TITLE)
@@ -1046,56 +944,46 @@ def plot_sizes(name, frame):
 FIGURES = {name.replace("_", "-"): draw for name, draw in sorted(globals().items()) if name.startswith("fig_")}
 
 
-def plots():
-    """(file stem, figure) of each GPU's ladder and sizes plots, where its sweep has the shapes they need."""
+def drawings():
+    """(file stem, figure, suffixes) of every figure, then of each GPU's plots where its sweep has their shapes."""
+    for stem, draw in FIGURES.items():
+        yield stem, draw(), ["svg"]
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
-        for stem, fig in ((f"{gpu.slug}-ladder", plot_ladder(gpu.name, frame)),
-                          (f"{gpu.slug}-sizes", plot_sizes(gpu.name, frame))):
+        for kind, plot in (("ladder", plot_ladder), ("sizes", plot_sizes)):
+            fig = plot(gpu.name, frame)
             if fig is not None:
-                yield stem, fig
+                yield f"{gpu.slug}-{kind}", fig, ["svg", "png"]
 
 
 def draw_all(folder):
     """Draw every figure (.svg) and plot (.svg and .png) into folder; the names of the files written."""
     written = []
     with matplotlib.rc_context(STYLE):
-        for stem, draw in FIGURES.items():
-            draw().savefig(folder / f"{stem}.svg", metadata=SVG_METADATA)
-            written.append(f"{stem}.svg")
-        for stem, fig in plots():
-            fig.savefig(folder / f"{stem}.svg", metadata=SVG_METADATA)
-            fig.savefig(folder / f"{stem}.png", dpi=100, metadata=PNG_METADATA)
-            written += [f"{stem}.svg", f"{stem}.png"]
+        for stem, fig, suffixes in drawings():
+            for suffix in suffixes:
+                fig.savefig(folder / f"{stem}.{suffix}", dpi=100, metadata=METADATA[suffix])
+                written.append(f"{stem}.{suffix}")
     return written
-
-
-def stale_files():
-    """One line per committed file that differs from a fresh drawing, is missing, or that nothing draws."""
-    problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        names = draw_all(Path(tmp))
-        for name in names:
-            if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False):
-                problems.append(f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it")
-    for path in sorted(IMG.glob("fig-*.svg")):
-        if path.name not in names:
-            problems.append(f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there")
-    return problems
 
 
 def main(argv=None) -> int:
     """Draw everything into docs/img/, or with --check say which committed file differs (exit 1)."""
     parser = machine.Parser(prog="python3 -m lab.figures", description=__doc__)
     parser.add_argument("--check", action="store_true", help="draw into a temporary folder; exit 1 if a file differs")
-    if parser.parse_args(argv).check:
-        problems = stale_files()
-        for problem in problems:
-            print(f"figures: {problem}", file=sys.stderr)
-        return machine.EXIT_WRONG if problems else 0
-    for name in draw_all(IMG):
-        print(f"wrote docs/img/{name}")
-    return 0
+    if not parser.parse_args(argv).check:
+        for name in draw_all(IMG):
+            print(f"wrote docs/img/{name}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        names = draw_all(Path(tmp))
+        problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it" for name in names
+                    if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False)]
+    problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
+                 for path in sorted(IMG.glob("fig-*.svg")) if path.name not in names]
+    for problem in problems:
+        print(f"figures: {problem}", file=sys.stderr)
+    return machine.EXIT_WRONG if problems else 0
 
 
 if __name__ == "__main__":
