@@ -5,8 +5,6 @@ Every check has a planted case beside it, a copy made wrong on purpose, so that 
 fail.  `make test PYTEST_ARGS="-m docs"` runs this file and test_tuning.py.
 """
 
-import contextlib
-import fcntl
 import re
 import shutil
 import subprocess
@@ -17,13 +15,12 @@ import jinja2
 import pandas as pd
 import pytest
 
-from conftest import BUILD, LOGS, ROOT, assert_exit, first_lines, make_command, run
+from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
 from lab import docs, figures, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
 TEMPLATES = docs.templates()
-GPUS = results.gpus()
 FRONT_GPU = docs.front_page_gpu()
 
 
@@ -36,13 +33,6 @@ def files(*patterns: str) -> list[Path]:
     found = {p for pattern in patterns for p in ROOT.glob(pattern)
              if p.is_file() and "build" not in p.relative_to(ROOT).parts}
     return sorted(found)
-
-
-# The Markdown of the repository: the templates, the pages rendered from them and the hand-written ones.
-GITHUB_MARKDOWN = files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
-MARKDOWN_SOURCES = GITHUB_MARKDOWN + files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
-WRITE_UPS = files("docs/steps/*.md")
-STEP_SOURCES = files("steps/*/*.cu")
 
 
 def by_path(paths: list[Path]):
@@ -69,18 +59,16 @@ at 8192 x 8192.
 
 
 def test_a_stale_value_wrapped_across_two_lines_is_caught(tmp_path):
+    """A value typed over by hand and wrapped onto the next line is still found, with the page's line."""
     template = tmp_path / "planted.md.j2"
     template.write_text(PLANTED_PAGE)
     page = docs.output_of(template)
     page.write_text(docs.render(docs.environment(tmp_path), template, FRONT_GPU))
     assert docs.stale(template) is None
-    text = page.read_text()
-    number = re.search(r"reaches ([0-9.]+) %", text)
-    assert number, f"no % of copy in the rendered page: {first_lines(text)}"
-    typed = f"{float(number[1]) + 0.1:.1f}"
-    wrapped = text.replace(f"reaches {number[1]} % of the copy bound\nat", f"reaches {typed}\n% of the copy bound at")
-    assert wrapped != text
-    page.write_text(wrapped)
+    number = re.search(r"reaches ([0-9.]+) % of the copy bound\nat", page.read_text())
+    assert number, f"no % of copy in the rendered page: {first_lines(page.read_text())}"
+    typed = f"reaches {float(number[1]) + 0.1:.1f}\n% of the copy bound at"
+    page.write_text(page.read_text().replace(number[0], typed))
     assert docs.stale(template) == "line 4"  # the page's line 4: its first line says where it comes from
     result = run([sys.executable, "-m", "lab.docs", "--check", template])
     assert_exit(result, 1)
@@ -132,7 +120,7 @@ def above_copy_bound(frame: pd.DataFrame) -> list[str]:
     return [f"step {r.step} {r.kernel} at {r.rows}x{r.cols}+{r.offset}: {r.pct_of_copy} %" for r in over.itertuples()]
 
 
-@pytest.mark.parametrize("gpu", GPUS["slug"])
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
 def test_no_kernel_beats_the_copy_bound(gpu):
     over = above_copy_bound(results.load(results.path(gpu), "bench"))
     assert over == [], f"{gpu}.csv: above 101 % of the copy bound (a timing error?): {'; '.join(over[:3])}"
@@ -151,12 +139,8 @@ def test_a_kernel_above_the_copy_bound_is_caught():
 
 
 # ------------------------------------------------------------------ the profile plan
-def test_the_profile_plan_is_well_formed():
-    assert profile.check_plan() == []
-
-
-def test_the_profile_plan_covers_every_profile_table_of_the_templates():
-    assert profile.plan_covers_templates() == []
+def test_the_profile_plan_is_well_formed_and_covers_every_profile_table_of_the_templates():
+    assert profile.check_plan() + profile.plan_covers_templates() == []
 
 
 def test_a_plan_without_a_row_a_template_needs_is_caught():
@@ -199,66 +183,40 @@ def test_a_figure_changed_or_drawn_by_nothing_is_caught(tmp_path, monkeypatch, c
 
 
 # ------------------------------------------------------------------ the SASS summary
-def sass_tools_or_skip() -> None:
-    missing = [tool for tool, found in (
-        ("cuobjdump", shutil.which("cuobjdump") or shutil.which("cuobjdump", path="/usr/local/cuda/bin")),
-        ("c++filt", shutil.which("c++filt"))) if not found]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not found: lab.sass reads the compiled code with cuobjdump and "
-                    "c++filt (CUDA toolkit, or PyPI's nvidia-cuda-cuobjdump)")
-
-
 def sm_90_build() -> Path:
-    """A build folder whose step objects hold sm_90 code only, as lab.sass reads them (it brings them up to
-    date through make): the suite's own where it is built for sm_90 alone (ARCH=sm_90, as without a GPU,
-    or a GPU of compute capability 9.0), else one of its own, so that the suite's build keeps its flags."""
+    """A build folder of sm_90 code only, as lab.sass reads it (bringing it up to date through make): the suite's
+    own where it is built for sm_90 alone (as without a GPU), else one of its own, to keep the suite's flags."""
     flags = ROOT / BUILD / "flags.txt"
     built_for = set(re.findall(r"code=sm_(\d+)", flags.read_text())) if flags.is_file() else set()
     return BUILD if built_for == {"90"} else BUILD / "sass-sm_90"
 
 
-@contextlib.contextmanager
-def one_make_at_a_time():
-    """lab.sass brings the objects up to date through make: two runs side by side must not build one object."""
-    LOGS.mkdir(parents=True, exist_ok=True)
-    with open(LOGS / "sass.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def test_the_sass_summary_matches_the_compiled_steps():
-    sass_tools_or_skip()
-    with one_make_at_a_time():
-        result = run([sys.executable, "-m", "lab.sass", "--check", "--build", sm_90_build()], ARCH="sm_90")
-    assert result.returncode == 0, f"python3 -m lab.sass --check: exit {result.returncode}: " \
-                                   f"{first_lines(result.stderr)}"
-
-
-def test_a_sass_summary_typed_over_is_caught(tmp_path, monkeypatch):
-    sass_tools_or_skip()
+def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caught(tmp_path, monkeypatch):
+    """One test, so that two makes never build the same objects side by side."""
+    for tool in ("cuobjdump", "c++filt"):
+        if not (shutil.which(tool) or shutil.which(tool, path="/usr/local/cuda/bin")):
+            pytest.skip(f"{tool} not found: lab.sass reads the compiled code with cuobjdump and c++filt "
+                        "(CUDA toolkit, or PyPI's nvidia-cuda-cuobjdump)")
+    monkeypatch.setenv("ARCH", "sm_90")
+    for variable in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        monkeypatch.delenv(variable, raising=False)
+    result = run([sys.executable, "-m", "lab.sass", "--check", "--build", sm_90_build()])
+    assert result.returncode == 0, f"python3 -m lab.sass --check: {first_lines(result.stderr)}"
     committed = pd.read_csv(schema.RESULTS / "sass-sm_90.csv", dtype=str, keep_default_na=False)
     committed.loc[0, "count"] = str(int(committed.loc[0, "count"]) + 1)
     committed.to_csv(tmp_path / "sass-sm_90.csv", index=False)
     monkeypatch.setattr(schema, "RESULTS", tmp_path)
-    monkeypatch.setenv("ARCH", "sm_90")
-    for variable in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
-        monkeypatch.delenv(variable, raising=False)
-    with one_make_at_a_time():
-        assert sass.run(["--check", "--build", str(sm_90_build())]) == 1
+    assert sass.run(["--check", "--build", str(sm_90_build())]) == 1
 
 
-# ------------------------------------------------------------------ limits of a write-up
-MAX_PROSE_WORDS, MAX_TABLE_ROWS, MAX_HEADER_WORDS, MAX_README_WORDS = 1200, 40, 210, 1200
-MAX_PROSE_VALUES, MAX_LINE = 10, 200
+# ------------------------------------------------------------------ limits of a write-up, and Doxygen markup
 WORD = re.compile(r"[A-Za-z0-9][\w'.,%x-]*")
-TABLE_RULE = re.compile(r"^\|\s*:?-{3,}")
 SVG_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\.svg\)")
 
 
 def prose_lines(text: str):
-    """(line number, text) of each line a student reads as sentences: not code (fenced or indented), table
-    rows, headings, images, HTML comments, generated <!-- BEGIN ... --> <!-- END ... --> blocks, or a line
-    that is only a link (the rules of the course's prose_words.py, which the old writeup_limits.py kept)."""
+    """(line number, text) of each line a student reads as sentences: not code (fenced or indented), table rows,
+    headings, images, HTML comments, generated <!-- BEGIN --> ... <!-- END --> blocks, or a line only a link."""
     fenced = generated = commented = False
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -289,7 +247,8 @@ def prose_words(text: str) -> int:
 def table_rows(text: str) -> int:
     """Body rows of every table: the lines that start with '|', less each table's header and rule."""
     lines = [line.strip() for line in text.splitlines()]
-    return sum(line.startswith("|") for line in lines) - 2 * sum(bool(TABLE_RULE.match(line)) for line in lines)
+    rules = sum(bool(re.match(r"^\|\s*:?-{3,}", line)) for line in lines)
+    return sum(line.startswith("|") for line in lines) - 2 * rules
 
 
 def header_words(source: str) -> int:
@@ -299,109 +258,14 @@ def header_words(source: str) -> int:
     return sum(len(line.split()) for line in lines if not line.startswith("    "))
 
 
-TABLE_FUNCTIONS = {fn.__name__ for fn in tables.FUNCTIONS} - {"value"}
-
-
 def prose_values(template_text: str) -> list[int]:
     """The lines of the generated values ({{ ... }}) in a template's prose: not its table and figure blocks
     ({{ compact(...) }}, {{ profile(...) }}, ...), nor headings, images, table rows or code."""
     prose = {number for number, _ in prose_lines(template_text)}
-    found = []
-    for output in jinja2.Environment().parse(template_text).find_all(jinja2.nodes.Output):
-        for node in output.nodes:
-            block = isinstance(node, jinja2.nodes.Call) and getattr(node.node, "name", "") in TABLE_FUNCTIONS
-            if not isinstance(node, jinja2.nodes.TemplateData) and not block and node.lineno in prose:
-                found.append(node.lineno)
-    return found
-
-
-def long_lines(text: str) -> list[int]:
-    """The lines over 200 characters that are not table rows."""
-    return [n for n, line in enumerate(text.splitlines(), 1) if len(line) > MAX_LINE and not line.startswith("|")]
-
-
-@pytest.mark.parametrize("write_up", **by_path(WRITE_UPS))
-def test_write_up_prose_words(write_up):
-    words = prose_words(write_up.read_text())
-    assert words <= MAX_PROSE_WORDS, f"{words} words of prose: move the rest to the step's appendix"
-
-
-@pytest.mark.parametrize("write_up", **by_path(WRITE_UPS))
-def test_write_up_table_rows(write_up):
-    rows = table_rows(write_up.read_text())
-    assert rows <= MAX_TABLE_ROWS, f"{rows} table rows: move the rest to the step's appendix"
-
-
-@pytest.mark.parametrize("write_up", **by_path(WRITE_UPS))
-def test_write_up_has_an_svg_figure(write_up):
-    assert SVG_IMAGE.search(write_up.read_text()), "no SVG figure (![caption](../img/NAME.svg))"
-
-
-@pytest.mark.parametrize("source", **by_path(STEP_SOURCES))
-def test_step_header_words(source):
-    words = header_words(source.read_text())
-    assert 0 < words <= MAX_HEADER_WORDS, f"a header of {words} words (none, or more than {MAX_HEADER_WORDS})"
-
-
-def readme_words(text: str) -> int:
-    """Every word of the page: prose, tables and code alike (not the '|' and '---' of a table)."""
-    return len(WORD.findall(text))
-
-
-def test_readme_words_in_all():
-    words = readme_words((ROOT / "README.md").read_text())
-    assert words <= MAX_README_WORDS, f"README.md: {words} words in all (prose, tables and code)"
-
-
-@pytest.mark.parametrize("template", **by_path(TEMPLATES))
-def test_template_prose_values(template):
-    lines = prose_values(template.read_text())
-    assert len(lines) <= MAX_PROSE_VALUES, f"{len(lines)} generated values in prose, at lines {lines}: use a table"
-
-
-@pytest.mark.parametrize("markdown", **by_path(MARKDOWN_SOURCES))
-def test_markdown_line_length(markdown):
-    lines = long_lines(markdown.read_text())
-    assert lines == [], f"lines over {MAX_LINE} characters that are not table rows: {lines[:5]}"
-
-
-def test_a_planted_write_up_breaks_every_limit():
-    rows = "\n".join(f"| {i} | x |" for i in range(41))
-    text = f"# Planted\n\n{'word ' * 1201}\n\n| a | b |\n| --- | --- |\n{rows}\n\n![a PNG](../img/x.png)\n"
-    assert (prose_words(text), table_rows(text), SVG_IMAGE.search(text)) == (1201, 41, None)
-
-
-def test_what_is_not_prose_is_not_counted():
-    text = ("# A heading of words\n\nOne `inline code` [link text](x.md).\n\n```\ncode words\n```\n\n"
-            "    indented code\n\n<!-- a\ncomment -->\n<!-- BEGIN TABLE -->\ngenerated words\n<!-- END TABLE -->\n"
-            "![caption words](../img/x.svg)\n[only a link](y.md)\n| a | row |\n")
-    assert prose_words(text) == 4  # One, x (the inline code), link, text
-
-
-def test_a_planted_step_header_of_211_words_is_caught():
-    source = "/**\n" + " * word\n" * 211 + " *     ./build/step01 --shapes 8x8\n */\n__global__ void k() {}\n"
-    assert header_words(source) == 211
-    assert header_words("__global__ void k() {}\n") == 0
-
-
-def test_a_planted_readme_of_1201_words_is_caught():
-    assert readme_words("# Title\n\n" + "word " * 1199 + "\n\n| a |\n| --- |\n") == 1201
-
-
-def test_a_template_with_11_values_in_prose_is_caught():
-    value = '{{ value(step="01", shape="8192x8192", col="pct_of_copy") }}'
-    prose = "".join(f"Sentence {i} quotes {value}.\n" for i in range(11))
-    text = f'# {{{{ title }}}}\n\n{{{{ compact(steps="01", shapes="8192x8192") }}}}\n\n{prose}\n| {value} |\n'
-    assert prose_values(text) == list(range(5, 16))
-
-
-def test_a_planted_long_line_is_caught():
-    text = "x" * 200 + "\n" + "y" * 201 + "\n| " + "z" * 300 + " |\n"
-    assert long_lines(text) == [2]
-
-
-# ------------------------------------------------------------------ Doxygen
-DOXYGEN_MARKUP = re.compile(r"@ref\b|\{#[A-Za-z_]|\\ref\b")
+    blocks = {fn.__name__ for fn in tables.FUNCTIONS} - {"value"}
+    return [node.lineno for output in jinja2.Environment().parse(template_text).find_all(jinja2.nodes.Output)
+            for node in output.nodes if node.lineno in prose and not isinstance(node, jinja2.nodes.TemplateData)
+            and not (isinstance(node, jinja2.nodes.Call) and getattr(node.node, "name", "") in blocks)]
 
 
 def doxygen_markup(text: str) -> list[str]:
@@ -410,38 +274,82 @@ def doxygen_markup(text: str) -> list[str]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip().startswith(("```", "~~~")):
             fenced = not fenced
-        elif not fenced and DOXYGEN_MARKUP.search(re.sub(r"`[^`]*`", "", line)):
+        elif not fenced and re.search(r"@ref\b|\{#[A-Za-z_]|\\ref\b", re.sub(r"`[^`]*`", "", line)):
             found.append(f"{number}: {line.strip()[:80]}")
     return found
 
 
-@pytest.mark.parametrize("markdown", **by_path(GITHUB_MARKDOWN))
-def test_markdown_has_no_doxygen_markup(markdown):
-    found = doxygen_markup(markdown.read_text())
-    assert found == [], f"Doxygen markup shows as text on GitHub (docs/Doxyfile's filter adds links): {found[:3]}"
+# The Markdown of the repository: the pages rendered from templates and the hand-written ones, then the templates.
+GITHUB_MARKDOWN = files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
+MARKDOWN_SOURCES = GITHUB_MARKDOWN + files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
+WRITE_UPS = files("docs/steps/*.md")
+APPENDIX = "move the rest to the step's appendix"
+# {limit: (the files it holds for, what it measures in a file's text, whether that is within it, what to do)}
+LIMITS = {
+    "prose_words": (WRITE_UPS, prose_words, lambda words: words <= 1200, APPENDIX),
+    "table_rows": (WRITE_UPS, table_rows, lambda rows: rows <= 40, APPENDIX),
+    "svg_figure": (WRITE_UPS, SVG_IMAGE.search, bool, "no SVG figure (![caption](../img/NAME.svg))"),
+    "header_words": (files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
+    "readme_words": (files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
+                     "words in all: prose, tables and code (not the '|' and '---' of a table)"),
+    "prose_values": (TEMPLATES, prose_values, lambda lines: len(lines) <= 10, "generated values in prose: a table"),
+    "long_lines": (MARKDOWN_SOURCES, lambda text: [n for n, line in enumerate(text.splitlines(), 1)
+                                                   if len(line) > 200 and not line.startswith("|")],
+                   lambda lines: lines == [], "lines over 200 characters that are not table rows"),
+    "doxygen_markup": (GITHUB_MARKDOWN, doxygen_markup, lambda lines: lines == [],
+                       "shows as text on GitHub (docs/Doxyfile's filter adds links)"),
+}
 
 
-def test_planted_doxygen_markup_is_caught():
-    text = "See @ref naive.cu.\n## Title {#title}\nAnd \\ref x.\n`@ref` in code\n```\n\\ref y\n```\n"
-    assert [line.split(":")[0] for line in doxygen_markup(text)] == ["1", "2", "3"]
+@pytest.mark.parametrize("limit, path", [(limit, p) for limit, (paths, *_) in LIMITS.items() for p in paths],
+                         ids=[f"{limit}-{rel(p)}" for limit, (paths, *_) in LIMITS.items() for p in paths])
+def test_a_file_keeps_its_limit(limit, path):
+    _, measure, within, advice = LIMITS[limit]
+    measured = measure(path.read_text())
+    assert within(measured), f"{limit}: {measured}: {advice}"
 
 
-def doxygen_or_skip() -> None:
-    if shutil.which("doxygen") is None:
-        pytest.skip("doxygen not found: install it (apt-get install doxygen) for make docs")
+NOT_PROSE = ("# A heading of words\n\nOne `inline code` [link text](x.md).\n\n```\ncode words\n```\n\n"
+             "    indented code\n\n<!-- a\ncomment -->\n<!-- BEGIN TABLE -->\ngenerated words\n<!-- END TABLE -->\n"
+             "![caption words](../img/x.svg)\n[only a link](y.md)\n| a | row |\n")  # 4 words: One x link text
+TABLE = "| a | b |\n| --- | --- |\n" + "".join(f"| {i} | x |\n" for i in range(41))
+VALUE = '{{ value(step="01", shape="8192x8192", col="pct_of_copy") }}'
+PLANTED = [  # (limit, a text made to break it, what it measures there)
+    ("prose_words", NOT_PROSE + "word " * 1197, 1201),
+    ("table_rows", f"# Planted\n\n{TABLE}\n![a PNG](../img/x.png)\n", 41),
+    ("svg_figure", "# Planted\n\n![a PNG](../img/x.png)\n[an SVG link](../img/x.svg)\n", None),
+    ("header_words", "/**\n" + " * word\n" * 211 + " *     ./build/step01 --shapes 8x8\n */\nvoid k() {}\n", 211),
+    ("header_words", "void k() {}\n", 0),
+    ("readme_words", "# Title\n\n" + "word " * 1199 + "\n\n| a |\n| --- |\n", 1201),
+    ("prose_values", '# {{ title }}\n\n{{ compact(steps="01", shapes="8192x8192") }}\n\n'
+     + "".join(f"Sentence {i} quotes {VALUE}.\n" for i in range(11)) + f"\n| {VALUE} |\n", list(range(5, 16))),
+    ("long_lines", "x" * 200 + "\n" + "y" * 201 + "\n| " + "z" * 300 + " |\n", [2]),
+    ("doxygen_markup", "See @ref naive.cu.\n## Title {#title}\nAnd \\ref x.\n`@ref` in code\n```\n\\ref y\n```\n",
+     ["1: See @ref naive.cu.", "2: ## Title {#title}", "3: And \\ref x."]),
+]
 
 
+@pytest.mark.parametrize("limit, text, measured", PLANTED, ids=[p[0] for p in PLANTED])
+def test_a_planted_text_breaks_the_limit(limit, text, measured):
+    _, measure, within, _ = LIMITS[limit]
+    assert measure(text) == measured and not within(measured)
+
+
+# ------------------------------------------------------------------ Doxygen
+needs_doxygen = pytest.mark.skipif(shutil.which("doxygen") is None,
+                                   reason="doxygen not found: install it (apt-get install doxygen) for make docs")
+
+
+@needs_doxygen
 def test_make_docs_passes_without_a_warning():
-    doxygen_or_skip()
     result = run(make_command("docs"))
     log = ROOT / BUILD / "docs" / "doxygen.log"
-    assert result.returncode == 0, f"make docs: {first_lines(result.stderr, 600)}"
-    assert result.stderr == "", f"make docs warned: {first_lines(result.stderr, 600)}"
+    assert result.returncode == 0 and result.stderr == "", f"make docs: {first_lines(result.stderr, 600)}"
     assert log.is_file() and "warning" not in log.read_text().lower()
 
 
+@needs_doxygen
 def test_doxyfile_makes_a_warning_fatal(tmp_path):
-    doxygen_or_skip()
     page = tmp_path / "planted.md"
     page.write_text("# Planted\n\nA link to [no page](nowhere.md).\n")
     settings = (ROOT / "docs" / "Doxyfile").read_text() + "\n".join([

@@ -1,20 +1,12 @@
 """The grader, python3 -m lab.grade (docs/grading.md), and the reference timings' hashes.
 
-Without a GPU: its command line and `make grade` (one line, exit 2; exit 3 with no GPU), its
-one line per sanitizer report, the timed run's CSV read by column name, the exercises found
-from their folders, every solution and skeleton built through it, the checks of the compiled
-code (where cuobjdump is found), and a batch of files that do not all compile.
-
-On a GPU (marker gpu), `make test` grades every reference solution with --quick (no shape of
-more than 2^31 elements, no sanitizers after a Correctness FAIL): all four checks must pass.
-With --run-slow (make grade-selftest, the GPU session), a teacher's checks of the grader run
-too, in full: every solution, every untouched skeleton FAILs Correctness, every planted wrong
-answer, tests/graded_wrong/NN_what.cu, FAILs the check its first line names (`// Caught by:
-CHECK (why)`), and a batch of ten files gives the expected CSV.
-
-The exercises and planted files are found from their folders when the tests are collected,
-one test item each, so that pytest-xdist spreads them; each grader run has its own
-GRADE_WORK. GRADER_TEST_TIMEOUT (default 120) is the grader's --timeout.
+Without a GPU: its command line and `make grade`, its reading of sanitizer reports and timed runs, the exercises
+found from their folders, every solution and skeleton built, the checks of the compiled code (where cuobjdump is
+found), and a batch of files that do not all compile.  On a GPU, every reference solution graded --quick passes
+all four checks; with --run-slow (make grade-selftest), a teacher's checks run in full: every solution, every
+untouched skeleton FAILs Correctness, every planted wrong answer tests/graded_wrong/NN_what.cu FAILs the check
+its first line names (`// Caught by: CHECK (why)`), and a batch of ten files gives the expected CSV.  Each is one
+test item (pytest-xdist spreads them) with its own GRADE_WORK; GRADER_TEST_TIMEOUT (default 120) is --timeout.
 """
 
 from __future__ import annotations
@@ -41,11 +33,13 @@ EXERCISES = exercise_names()
 PLANTED_DIR = ROOT / "tests" / "graded_wrong"
 PLANTED = sorted(p.stem for p in PLANTED_DIR.glob("*.cu") if p.is_file())
 TIMEOUT = os.environ.get("GRADER_TEST_TIMEOUT", "120")  # the grader's --timeout, per program run
-RUN_LIMIT = 3600  # seconds one grader command may take in all
 CAUGHT_BY_RE = re.compile(r"^// Caught by: ([A-Za-z]+) \(.+\)$")
 HAVE_CUOBJDUMP = find_tool("cuobjdump", "CUOBJDUMP") is not None
-NO_CUOBJDUMP = "cuobjdump not found: it comes with the CUDA toolkit"
 HAVE_NCU = find_tool("ncu", "NCU", ncu_candidates()) is not None
+NO_GPU_MODE = "--technique-only" if HAVE_CUOBJDUMP else "--build-only"  # what the grader can do without a GPU
+solution_ids = "solution-{:.2}".format  # the tests' ids: solution-05, skeleton-05, planted-05_scalar_loads
+skeleton_ids = "skeleton-{:.2}".format
+planted_ids = "planted-{}".format
 
 
 def first_line(name: str) -> str:
@@ -55,29 +49,12 @@ def first_line(name: str) -> str:
 
 def caught_by(name: str) -> str:
     """The check a planted file's first line names, or ''."""
-    match = CAUGHT_BY_RE.match(first_line(name))
-    return match.group(1) if match else ""
+    return next(iter(CAUGHT_BY_RE.findall(first_line(name))), "")
 
 
 def counters_only(name: str) -> bool:
     """Whether only Nsight Compute's counters catch a planted file (not its compiled code)."""
     return "Nsight Compute" in first_line(name)
-
-
-# The planted files the compiled code alone catches: no GPU needed.
-TECHNIQUE_PLANTED = [n for n in PLANTED if caught_by(n) == "Technique" and not counters_only(n)]
-
-
-def solution_ids(name: str) -> str:
-    return f"solution-{name[:2]}"
-
-
-def skeleton_ids(name: str) -> str:
-    return f"skeleton-{name[:2]}"
-
-
-def planted_ids(name: str) -> str:
-    return f"planted-{name}"
 
 
 def skeleton_untouched(name: str) -> bool:
@@ -86,27 +63,17 @@ def skeleton_untouched(name: str) -> bool:
 
 
 def grade(*args: str, work: Path, **env: str) -> subprocess.CompletedProcess:
-    """python3 -m lab.grade ARGS; its private copies in `work` (GRADE_WORK), apart from other tests'."""
-    return run([sys.executable, "-m", "lab.grade", *args], timeout=RUN_LIMIT, GRADE_WORK=str(work), **env)
+    """python3 -m lab.grade ARGS, for an hour at most; its private copies in `work` (GRADE_WORK)."""
+    return run([sys.executable, "-m", "lab.grade", *args], timeout=3600, GRADE_WORK=str(work), **env)
 
 
-def verdicts(report: str, name: str | None = None) -> dict[str, tuple[str, str]]:
-    """{check: (PASS/FAIL/SKIP, its line of why)} of a report; with name, of that exercise's part
-    (`== NAME: FILE`) in a report of several."""
+def verdicts(report: str) -> dict[str, tuple[str, str]]:
+    """{check: (PASS/FAIL/SKIP, its line of why)} of a report: each check's first line."""
     found: dict[str, tuple[str, str]] = {}
-    part = None
-    for line in report.splitlines():
-        if line.startswith("== "):
-            part = line[3:].split(":", 1)[0]
-        fields = line.split(maxsplit=2)
-        if (name is None or part == name) and len(fields) >= 2 and fields[0] in CHECKS:
+    for fields in (line.split(maxsplit=2) for line in report.splitlines()):
+        if len(fields) >= 2 and fields[0] in CHECKS:
             found.setdefault(fields[0], (fields[1], fields[2] if len(fields) > 2 else ""))
     return found
-
-
-def results_of(report: str) -> dict[str, str]:
-    """{name: PASS or FAIL} of the RESULT lines of a report, in their order."""
-    return dict(re.findall(r"^RESULT (.*): (PASS|FAIL)$", report, re.M))
 
 
 def grader_error(result: subprocess.CompletedProcess) -> str:
@@ -133,7 +100,6 @@ def pace(request) -> list[str]:
 
 
 # ------------------------------------------------------------------ command line and files
-
 # (why it is wrong, the arguments; {tmp} is a fresh folder)
 BAD_COMMAND_LINES = [
     ("no exercise named", []),
@@ -157,7 +123,10 @@ BAD_COMMAND_LINES = [
 @pytest.mark.parametrize("args", [a for _, a in BAD_COMMAND_LINES], ids=[w for w, _ in BAD_COMMAND_LINES])
 def test_a_bad_command_line_is_one_line_and_exit_2(args, tmp_path, work):
     (tmp_path / "empty").mkdir()
-    assert_exit(grade(*(a.format(tmp=tmp_path) for a in args), work=work), 2)
+    result = grade(*(a.format(tmp=tmp_path) for a in args), work=work)
+    assert_exit(result, 2)
+    if "{tmp}/no-such-file.cu" in args:
+        assert "no-such-file.cu" in result.stderr, "the missing file is not named"
 
 
 def test_help_exits_0(work):
@@ -166,35 +135,25 @@ def test_help_exits_0(work):
     assert "python3 -m lab.grade" in result.stdout
 
 
-def test_a_missing_file_is_named(tmp_path, work):
-    result = grade("05", "--file", str(tmp_path / "no-such-file.cu"), work=work)
-    assert "no-such-file.cu" in result.stderr, first_lines(result.stderr)
-
-
 def test_no_gpu_visible_is_one_line_and_exit_3(work):
-    result = grade("05", "--file", "tests/graded_wrong/05_scalar_loads.cu", work=work, CUDA_VISIBLE_DEVICES="")
-    assert_exit(result, 3)
+    assert_exit(grade("05", "--file", "tests/graded_wrong/05_scalar_loads.cu", work=work, CUDA_VISIBLE_DEVICES=""), 3)
 
 
 # (what, the one error line's start, make's variables; {tmp} is a fresh folder)
 MAKE_GRADE_ERRORS = [
     ("EX=99: no such exercise", "error: no exercise 99", ["EX=99"]),
-    ("FILE= names a missing file", "error: no such file: {tmp}/no-such-file.cu",
-     ["EX=05", "FILE={tmp}/no-such-file.cu"]),
-    ("FILE= without EX=", "error: --file and --batch grade one exercise",
-     ["FILE=tests/graded_wrong/05_scalar_loads.cu"]),
+    ("a missing FILE=", "error: no such file: {tmp}/no-such-file.cu", ["EX=05", "FILE={tmp}/no-such-file.cu"]),
+    ("FILE= alone", "error: --file and --batch grade one exercise", ["FILE=tests/graded_wrong/05_scalar_loads.cu"]),
     ("BATCH= names a missing folder", "error: no such directory: {tmp}/no-such-folder",
      ["EX=05", "BATCH={tmp}/no-such-folder", "CSV={tmp}/x.csv"]),
-    ("BATCH= on a folder without .cu files", "error: no .cu files in {tmp}/empty",
-     ["EX=05", "BATCH={tmp}/empty", "CSV={tmp}/x.csv"]),
+    ("an empty BATCH=", "error: no .cu files in {tmp}/empty", ["EX=05", "BATCH={tmp}/empty", "CSV={tmp}/x.csv"]),
 ]
 
 
-@pytest.mark.parametrize("message, variables", [(m, v) for _, m, v in MAKE_GRADE_ERRORS],
-                         ids=[w for w, _, _ in MAKE_GRADE_ERRORS])
+@pytest.mark.parametrize("message, variables", [e[1:] for e in MAKE_GRADE_ERRORS],
+                         ids=[e[0] for e in MAKE_GRADE_ERRORS])
 def test_make_grade_passes_the_graders_one_error_line(message, variables, tmp_path, work):
-    """make grade hands EX, FILE, BATCH and CSV to the grader, whose one line is the error,
-    before any GPU work."""
+    """make grade hands EX, FILE, BATCH and CSV to the grader, whose one line is the error, before any GPU work."""
     (tmp_path / "empty").mkdir()
     variables = [v.format(tmp=tmp_path) for v in variables]
     result = run(make_command("grade", *variables), CUDA_VISIBLE_DEVICES="", GRADE_WORK=str(work))
@@ -203,15 +162,13 @@ def test_make_grade_passes_the_graders_one_error_line(message, variables, tmp_pa
 
 
 # ------------------------------------------------------------------ sanitizer reports
-
+ARGS = "(const float *, float *, unsigned long, unsigned long)"  # a kernel's parameters in compute-sanitizer's report
 # (what, the tool, what its one line must hold, the report as compute-sanitizer prints it)
 SANITIZER_REPORTS = [
     ("racecheck race analysis", "racecheck", "race between Write at ex.cu:48 and Read at ex.cu:58 (480 hazards)",
      "========= COMPUTE-SANITIZER\n"
-     "========= Error: Race reported between Write access at k(const float *, float *, unsigned long, "
-     "unsigned long)+0x2c0 in ex.cu:48\n"
-     "=========     and Read access at k(const float *, float *, unsigned long, unsigned long)+0x3b0 in ex.cu:58 "
-     "[480 hazards]\n"
+     f"========= Error: Race reported between Write access at k{ARGS}+0x2c0 in ex.cu:48\n"
+     f"=========     and Read access at k{ARGS}+0x3b0 in ex.cu:58 [480 hazards]\n"
      "=========\n"
      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"),
     ("racecheck race analysis with full paths", "racecheck",
@@ -226,33 +183,30 @@ SANITIZER_REPORTS = [
      "=========     Write Thread (3, 5, 0) at k+0x2c0 in ex.cu:48\n"
      "=========     Current Value : 0\n"
      "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)"),
-    ("memcheck out of bounds", "memcheck",
-     "memcheck: Invalid __global__ read of size 4 bytes at ex.cu:35 (out of bounds)",
+    ("memcheck", "memcheck", "memcheck: Invalid __global__ read of size 4 bytes at ex.cu:35 (out of bounds)",
      "========= Invalid __global__ read of size 4 bytes\n"
-     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x1b0 in /tmp/x/ex.cu:35\n"
+     f"=========     at k{ARGS}+0x1b0 in /tmp/x/ex.cu:35\n"
      "=========     by thread (31,0,0) in block (0,0,0)\n"
      "=========     Address 0x7f4c4e000804 is out of bounds\n"
      "========= \n"
      "========= ERROR SUMMARY: 1 error"),
     ("initcheck", "initcheck", "initcheck: Uninitialized __global__ memory read of size 8 bytes at ex.cu:61",
      "========= Uninitialized __global__ memory read of size 8 bytes\n"
-     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x740 in ex.cu:61\n"
+     f"=========     at k{ARGS}+0x740 in ex.cu:61\n"
      "=========     by thread (0,0,0) in block (0,0,0)\n"
      "=========     Address 0x7f00000000a0\n"
      "========= ERROR SUMMARY: 1 error"),
     ("synccheck", "synccheck", "synccheck: Barrier error detected. Divergent thread(s) in block at ex.cu:52",
      "========= Barrier error detected. Divergent thread(s) in block\n"
-     "=========     at k(const float *, float *, unsigned long, unsigned long)+0x2d0 in ex.cu:52\n"
+     f"=========     at k{ARGS}+0x2d0 in ex.cu:52\n"
      "=========     by thread (0,4,0) in block (1,0,0)\n"
      "========= ERROR SUMMARY: 1 error"),
     ("racecheck hazard, as compute-sanitizer 2025.3 printed it on an H200", "racecheck",
      "RAW hazard between Write at 07_no_second_barrier.cu:41 and Read at 07_no_second_barrier.cu:51",
      "========= COMPUTE-SANITIZER\n"
      "========= Error: Potential RAW hazard detected at __shared__ 0x718 in block (0,46,0) :\n"
-     "=========     Write Thread (0,6,0) at transpose_padded_one_barrier(const float *, float *, unsigned long, "
-     "unsigned long)+0x590 in 07_no_second_barrier.cu:41\n"
-     "=========     Read Thread (6,0,0) at transpose_padded_one_barrier(const float *, float *, unsigned long, "
-     "unsigned long)+0x610 in 07_no_second_barrier.cu:51\n"
+     f"=========     Write Thread (0,6,0) at transpose_padded_one_barrier{ARGS}+0x590 in 07_no_second_barrier.cu:41\n"
+     f"=========     Read Thread (6,0,0) at transpose_padded_one_barrier{ARGS}+0x610 in 07_no_second_barrier.cu:51\n"
      "=========     Current Value : 207\n"
      "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
      "=========         Host Frame: cudaLaunchKernel [0x77387] in grade_07\n"
@@ -262,8 +216,7 @@ SANITIZER_REPORTS = [
      "initcheck: Uninitialized __global__ memory read of size 8 bytes at 05_reads_past_row.cu:49",
      "========= COMPUTE-SANITIZER\n"
      "========= Uninitialized __global__ memory read of size 8 bytes\n"
-     "=========     at transpose_float2_per_pair(const float *, float *, unsigned long, unsigned long)+0x570 in "
-     "05_reads_past_row.cu:49\n"
+     f"=========     at transpose_float2_per_pair{ARGS}+0x570 in 05_reads_past_row.cu:49\n"
      "=========     by thread (0,2,0) in block (0,2,0)\n"
      "=========     Address 0x7f759ca00090\n"
      "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
@@ -281,16 +234,14 @@ SANITIZER_REPORTS = [
                          ids=[r[0] for r in SANITIZER_REPORTS])
 def test_a_sanitizer_report_becomes_one_line_naming_the_source(tool, expected, report):
     found = pick_finding(sanitizer_records(report))
-    got = describe_finding(tool, found) if found else "nothing found"
-    assert expected in got
+    assert expected in (describe_finding(tool, found) if found else "nothing found")
 
 
 @pytest.mark.parametrize("correct, status", [(True, "FAIL"), (False, "PASS")],
                          ids=["right without the tool: a race", "already wrong: not blamed twice"])
 def test_a_wrong_result_under_a_sanitizer(correct, status, tmp_path, monkeypatch):
-    """A stand-in for compute-sanitizer that reports nothing but exits 1, as the program does
-    when a check fails: a race if the kernel was right without the tool, and no second FAIL
-    if Correctness already FAILed."""
+    """A stand-in for compute-sanitizer that reports nothing but exits 1, as the program does when a check
+    fails: a race if the kernel was right without the tool, and no second FAIL if Correctness already FAILed."""
     fake = tmp_path / "fake-sanitizer"
     fake.write_text('#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\nexit 1\n')
     fake.chmod(0o755)
@@ -299,7 +250,6 @@ def test_a_wrong_result_under_a_sanitizer(correct, status, tmp_path, monkeypatch
 
 
 # ------------------------------------------------------------------ the timed run's CSV
-
 TIMED_RUN = [
     "gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check",
     "NVIDIA H200,05,memcpy,copy,64,64,0,0.001000,0.001000,32.8,100.00,1.0000,-",
@@ -311,20 +261,19 @@ TIMED_RUN = [
 SHUFFLED = [12, 7, 2, 0, 3, 1, 4, 5, 6, 8, 9, 10, 11]  # the same columns in another order
 
 
-@pytest.mark.parametrize("lines", [TIMED_RUN, [",".join(line.split(",")[i] for i in SHUFFLED) for line in TIMED_RUN]],
-                         ids=["as printed", "columns shuffled"])
-def test_the_timed_run_is_read_by_column_name(lines):
-    got = graded_rows("\n".join(lines) + "\n")
-    cells = {kernel: (row["median_ms"], row["check"]) for kernel, row in got.items()}
-    assert cells == {"student": (0.004, "PASS"), "reference": (0.002, "PASS"), "step": (0.003, "FAIL")}
+ROWS = {"student": (0.004, "PASS"), "reference": (0.002, "PASS"), "step": (0.003, "FAIL")}  # (median_ms, check)
+TIMED_RUNS = {  # a run's output: the rows the grader must read from it (none, not misread ones: Speed then FAILs)
+    "as printed": ("\n".join(TIMED_RUN) + "\n", ROWS),
+    "columns shuffled": ("\n".join(",".join(line.split(",")[i] for i in SHUFFLED) for line in TIMED_RUN) + "\n", ROWS),
+    "no check column": ("\n".join(line.rsplit(",", 1)[0] for line in TIMED_RUN) + "\n", {}),
+    "no output": ("", {}),
+    "an error line": ("error: no GPU\n", {}),
+}
 
 
-@pytest.mark.parametrize("text", ["\n".join(line.rsplit(",", 1)[0] for line in TIMED_RUN) + "\n", "",
-                                  "error: no GPU\n"],
-                         ids=["no check column", "no output", "an error line"])
-def test_a_run_without_the_whole_layout_gives_no_rows(text):
-    """Rather than misreading a run, the Speed check then FAILs."""
-    assert graded_rows(text) == {}
+@pytest.mark.parametrize("text, expected", list(TIMED_RUNS.values()), ids=list(TIMED_RUNS))
+def test_the_timed_run_is_read_by_column_name(text, expected):
+    assert {kernel: (row["median_ms"], row["check"]) for kernel, row in graded_rows(text).items()} == expected
 
 
 def test_the_grader_has_no_csv_reader_of_its_own():
@@ -333,138 +282,99 @@ def test_the_grader_has_no_csv_reader_of_its_own():
 
 
 # ------------------------------------------------------------------ exercises found from their folders
-
-
 def test_list_names_every_exercise_folder_whose_step_exists(work):
     wanted = [p.name for p in sorted((ROOT / "exercises").glob("[0-9][0-9]_*/"))
               if any((ROOT / "steps").glob(p.name[:2] + "_*/"))]
     result = grade("--list", work=work)
     assert_exit(result, 0)
-    assert result.stdout.split() == wanted
-    assert EXERCISES == wanted
-
-
-@pytest.fixture
-def new_tree(tmp_path: Path) -> Path:
-    """A copy of the lab in a tree whose exercises are 05, a new 11 and a 12 without its step."""
-    tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "lab", tree / "lab", ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "common").mkdir()
-    shutil.copy(ROOT / "common" / "report.h", tree / "common")  # lab.schema reads the CSV layout there
-    for folder in ("steps/05_float4", "steps/11_any_shape", "exercises/05_float4", "exercises/11_any_shape",
-                   "exercises/12_tma"):
-        (tree / folder).mkdir(parents=True)
-    shutil.copy(ROOT / "exercises" / "05_float4" / "grading.json", tree / "exercises" / "05_float4")
-    rules = '{"floor": 0.75, "technique": [{"what": "no local memory", "check": "no_local_memory"}]}\n'
-    for name in ("11_any_shape", "12_tma"):
-        (tree / "exercises" / name / "grading.json").write_text(rules)
-    return tree
+    assert result.stdout.split() == wanted == EXERCISES
 
 
 def in_tree(tree: Path, *args: str) -> subprocess.CompletedProcess:
-    """python3 ARGS run in the copied tree, with its own lab package."""
+    """python3 ARGS run in a copied tree, with its own lab package."""
     return subprocess.run([sys.executable, *args], cwd=tree, capture_output=True, text=True, timeout=120,
                           env=clean_env(GRADE_WORK=str(tree / "work")), check=False)
 
 
-def test_a_new_exercise_folder_is_found(new_tree):
-    result = in_tree(new_tree, "-m", "lab.grade", "--list")
-    assert_exit(result, 0)
-    assert result.stdout.split() == ["05_float4", "11_any_shape"], "12_tma has no step: it cannot be listed"
-
-
-def test_the_new_exercises_grading_json_is_read(new_tree):
-    result = in_tree(new_tree, "-c", "from lab import grade\n"
-                     "e = grade.load_exercise('11'); print(e.name, e.floor, len(e.rules['technique']))")
-    assert result.stdout.strip() == "11_any_shape 0.75 1", first_lines(result.stderr)
-
-
-def test_an_exercise_folder_without_its_step_is_refused(new_tree):
-    result = in_tree(new_tree, "-m", "lab.grade", "12")
+def test_exercises_are_found_from_their_folders(tmp_path, subtests):
+    """In a copy of the lab whose exercises are 05, a new 11 and a 12 without its step."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "lab", tree / "lab", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "common").mkdir()
+    shutil.copy(ROOT / "common" / "report.h", tree / "common")  # lab.schema reads the CSV layout there
+    rules = '{"floor": 0.75, "technique": [{"what": "no local memory", "check": "no_local_memory"}]}\n'
+    for name in ("05_float4", "11_any_shape", "12_tma"):
+        (tree / "exercises" / name).mkdir(parents=True)
+        (tree / "exercises" / name / "grading.json").write_text(rules)
+    for name in ("05_float4", "11_any_shape"):  # not 12_tma, an exercise without its step
+        (tree / "steps" / name).mkdir(parents=True)
+    with subtests.test(msg="a new exercise folder is listed"):
+        result = in_tree(tree, "-m", "lab.grade", "--list")
+        assert_exit(result, 0)
+        assert result.stdout.split() == ["05_float4", "11_any_shape"], "12_tma has no step: it cannot be listed"
+    with subtests.test(msg="the new exercise's grading.json is read"):
+        result = in_tree(tree, "-c", "from lab import grade\n"
+                         "e = grade.load_exercise('11'); print(e.name, e.floor, len(e.rules['technique']))")
+        assert result.stdout.strip() == "11_any_shape 0.75 1", first_lines(result.stderr)
+    with subtests.test(msg="an exercise folder without its step is refused"):
+        result = in_tree(tree, "-m", "lab.grade", "12")
+        assert_exit(result, 2)
+        assert "no steps/12_*" in result.stderr
+    (tree / "exercises" / "11_any_shape" / "grading.json").unlink()
+    result = in_tree(tree, "-m", "lab.grade", "11")
     assert_exit(result, 2)
-    assert "no steps/12_*" in result.stderr
+    assert "exercises/11_any_shape/grading.json" in result.stderr, "an exercise without grading.json is not refused"
 
 
-def test_an_exercise_without_grading_json_is_refused(new_tree):
-    (new_tree / "exercises" / "11_any_shape" / "grading.json").unlink()
-    result = in_tree(new_tree, "-m", "lab.grade", "11")
-    assert_exit(result, 2)
-    assert "exercises/11_any_shape/grading.json" in result.stderr
-
-
-# ------------------------------------------------------------------ builds, without a GPU
-
-
-@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
-def test_solution_builds_through_the_grader(name, work):
-    """The grader program, and the parameter's other values where the file is rebuilt for them."""
-    result = grade(name[:2], "--solution", "--build-only", work=work)
-    status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
-    assert result.returncode == 0 and status == "SKIP" and why.startswith("--build-only: built"), why
-
-
-@pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
-def test_skeleton_builds_through_the_grader(name, work):
-    result = grade(name[:2], "--build-only", work=work)
+# ------------------------------------------------------------------ builds and compiled code, without a GPU
+@pytest.mark.parametrize("name", EXERCISES, ids="{:.2}".format)
+@pytest.mark.parametrize("args", [["--solution"], []], ids=["solution", "skeleton"])
+def test_builds_through_the_grader(name, args, work):
+    """The grader program, and for a solution the parameter's other values where the file is rebuilt for them."""
+    result = grade(name[:2], *args, "--build-only", work=work)
     status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
     assert result.returncode == 0 and status == "SKIP" and why.startswith("--build-only: built"), why
 
 
 def test_all_builds_every_exercise_in_order(work, subtests):
     result = grade("--all", "--solution", "--build-only", work=work)
-    assert list(results_of(result.stdout)) == EXERCISES, grader_error(result)
-    for name, status in results_of(result.stdout).items():
+    results = dict(re.findall(r"^RESULT (.*): (PASS|FAIL)$", result.stdout, re.M))
+    assert list(results) == EXERCISES, grader_error(result)
+    for name, status in results.items():
         with subtests.test(msg=name):
-            assert status == "PASS", verdicts(result.stdout, name).get("Correctness")
+            assert status == "PASS", verdicts(result.stdout.split(f"== {name}:", 1)[-1]).get("Correctness")
     assert_exit(result, 0)
 
 
-# ------------------------------------------------------------------ checks of the compiled code, without a GPU
-
-needs_cuobjdump = pytest.mark.skipif(not HAVE_CUOBJDUMP, reason=NO_CUOBJDUMP)
-
-
-@needs_cuobjdump
-@pytest.mark.parametrize("name", EXERCISES, ids=solution_ids)
-def test_solution_meets_its_technique_requirements(name, work):
-    result = grade(name[:2], "--solution", "--technique-only", work=work)
-    status, why = verdicts(result.stdout).get("Technique", ("", grader_error(result)))
-    assert status == "PASS", why
-    assert_exit(result, 0)
+# (exercise or planted file, the grader's arguments, the Technique verdict from the compiled code alone, exit code)
+TECHNIQUE_CASES = {
+    **{solution_ids(n): (n, ["--solution"], "PASS", 0) for n in EXERCISES},
+    **{skeleton_ids(n): (n, [], "FAIL", 1) for n in EXERCISES},
+    **{planted_ids(n): (n, ["--file", f"tests/graded_wrong/{n}.cu"], "FAIL", 1) for n in PLANTED
+       if caught_by(n) == "Technique" and not counters_only(n)},  # not those only Nsight Compute catches
+}
 
 
-@needs_cuobjdump
-@pytest.mark.parametrize("name", EXERCISES, ids=skeleton_ids)
-def test_untouched_skeleton_fails_its_technique_requirements(name, work):
-    if not skeleton_untouched(name):
+@pytest.mark.skipif(not HAVE_CUOBJDUMP, reason="cuobjdump not found: it comes with the CUDA toolkit")
+@pytest.mark.parametrize("name, args, expected, exit_code", list(TECHNIQUE_CASES.values()), ids=list(TECHNIQUE_CASES))
+def test_technique_without_a_gpu(name, args, expected, exit_code, work):
+    """Every solution PASSes, every untouched skeleton and planted file FAILs its technique requirements."""
+    if not args and not skeleton_untouched(name):  # a skeleton
         pytest.skip(f"exercises/{name}/exercise.cu has lost its TODO: solved here?")
-    result = grade(name[:2], "--technique-only", work=work)
-    assert verdicts(result.stdout).get("Technique", ("",))[0] == "FAIL", grader_error(result)
-    assert result.returncode == 1
-
-
-@needs_cuobjdump
-@pytest.mark.parametrize("name", TECHNIQUE_PLANTED, ids=planted_ids)
-def test_planted_file_fails_technique_without_a_gpu(name, work):
-    result = grade(name[:2], "--technique-only", "--file", f"tests/graded_wrong/{name}.cu", work=work)
-    assert verdicts(result.stdout).get("Technique", ("",))[0] == "FAIL", grader_error(result)
-    assert result.returncode == 1
-
-
-def no_gpu_mode() -> str:
-    """--technique-only where cuobjdump is found, else --build-only."""
-    return "--technique-only" if HAVE_CUOBJDUMP else "--build-only"
+    result = grade(name[:2], "--technique-only", *args, work=work)
+    status, why = verdicts(result.stdout).get("Technique", ("", grader_error(result)))
+    assert status == expected and result.returncode == exit_code, f"{status}, exit {result.returncode}: {why}"
 
 
 def test_a_file_that_does_not_compile_fails_with_the_compilers_first_error(work):
-    result = grade("05", no_gpu_mode(), "--file", "tests/graded_wrong/05_does_not_compile.cu", work=work)
+    result = grade("05", NO_GPU_MODE, "--file", "tests/graded_wrong/05_does_not_compile.cu", work=work)
     assert result.returncode == 1, grader_error(result)
     assert re.search(r"Correctness  FAIL  does not compile: 05_does_not_compile\.cu\(.*error", result.stdout), \
         first_lines(result.stdout)
 
 
-def test_a_batch_without_a_gpu_gives_one_row_per_student(tmp_path, work, subtests):
-    """A compile error, a file that is not CUDA and a wrong technique do not stop it."""
+def test_a_batch_without_a_gpu_gives_one_row_per_student(tmp_path, work):
+    """A compile error, a file that is not CUDA (it lacks exercise_05) and a wrong technique do not stop it."""
     batch = tmp_path / "batch"
     batch.mkdir()
     as_exercise("05_float4", "05", batch / "alice.cu")
@@ -472,23 +382,17 @@ def test_a_batch_without_a_gpu_gives_one_row_per_student(tmp_path, work, subtest
     shutil.copy(PLANTED_DIR / "05_scalar_loads.cu", batch / "carol.cu")
     (batch / "dave.cu").write_text("this is not CUDA\n")
     csv = tmp_path / "batch.csv"
-    result = grade("05", no_gpu_mode(), "--batch", str(batch), "--csv", str(csv), work=work)
+    result = grade("05", NO_GPU_MODE, "--batch", str(batch), "--csv", str(csv), work=work)
     assert result.returncode == 1, grader_error(result)
     technique = ("PASS", "FAIL") if HAVE_CUOBJDUMP else ("SKIP", "SKIP")
     rows = pd.read_csv(csv, dtype=str, keep_default_na=False)
-    with subtests.test(msg="one row per student"):
-        assert rows.iloc[:, :6].values.tolist() == [
-            ["alice", "SKIP", "SKIP", technique[0], "SKIP", ""],
-            ["bob", "FAIL", "SKIP", "SKIP", "SKIP", ""],
-            ["carol", "SKIP", "SKIP", technique[1], "SKIP", ""],
-            ["dave", "FAIL", "SKIP", "SKIP", "SKIP", ""]]
-        assert list(rows.columns) == ["name", "correctness", "sanitizers", "technique", "speed", "speed_ratio",
-                                      "reason"]
-    with subtests.test(msg="a file without the skeleton's symbol is told so"):
-        assert "does not define exercise_05" in rows.set_index("name").at["dave", "reason"]
-
-
-# ------------------------------------------------------------------ the planted files themselves
+    assert list(rows.columns) == ["name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason"]
+    assert rows.iloc[:, :6].values.tolist() == [
+        ["alice", "SKIP", "SKIP", technique[0], "SKIP", ""],
+        ["bob", "FAIL", "SKIP", "SKIP", "SKIP", ""],
+        ["carol", "SKIP", "SKIP", technique[1], "SKIP", ""],
+        ["dave", "FAIL", "SKIP", "SKIP", "SKIP", ""]]
+    assert "does not define exercise_05" in rows.set_index("name").at["dave", "reason"]
 
 
 @pytest.mark.parametrize("name", PLANTED, ids=planted_ids)
@@ -499,24 +403,9 @@ def test_planted_file_names_its_exercise_and_check(name):
 
 
 # ------------------------------------------------------------------ the reference timings' hashes
-
-
 def test_the_reference_timings_match_the_solutions():
     assert reference.check_reference_hashes() == []
     assert_exit(run([sys.executable, "-m", "lab.reference", "--check"]), 0)
-
-
-def stale(recorded: pd.DataFrame, how: str) -> tuple[pd.DataFrame, list[str]]:
-    """The recorded timings made stale one way, and the starts of the lines the check must give."""
-    row = recorded.index[recorded["kernel"] == "reference"][0]
-    source = recorded.at[row, "source"]
-    if how == "changed":
-        recorded.at[row, "sha256"] = "0" * 64
-        return recorded, [f"{source} changed since"]
-    if how == "gone":
-        recorded.at[row, "source"] = source.replace("solution.cu", "gone.cu")
-        return recorded, [f"{source.replace('solution.cu', 'gone.cu')} is in", f"{source} has no reference timing"]
-    return recorded.drop(index=row), [f"{source} has no reference timing"]
 
 
 @pytest.mark.parametrize("how", ["changed", "gone", "never timed"])
@@ -524,9 +413,19 @@ def test_a_stale_reference_timing_is_caught(how, tmp_path, monkeypatch):
     if not reference.CANONICAL.is_file():
         pytest.skip(f"{reference.CANONICAL} not generated yet")
     recorded = pd.read_csv(reference.CANONICAL, dtype=str, keep_default_na=False)
-    planted, expected = stale(recorded, how)
-    planted.to_csv(tmp_path / "reference-timings.csv", index=False)
-    monkeypatch.setattr(reference, "CANONICAL", tmp_path / "reference-timings.csv")
+    row = recorded.index[recorded["kernel"] == "reference"][0]
+    source = recorded.at[row, "source"]
+    expected = [f"{source} has no reference timing"]  # the starts of the lines the check must give
+    if how == "changed":
+        recorded.at[row, "sha256"] = "0" * 64
+        expected = [f"{source} changed since"]
+    elif how == "gone":
+        recorded.at[row, "source"] = source.replace("solution.cu", "gone.cu")
+        expected.insert(0, f"{recorded.at[row, 'source']} is in")
+    else:
+        recorded = recorded.drop(index=row)
+    recorded.to_csv(tmp_path / "timings.csv", index=False)
+    monkeypatch.setattr(reference, "CANONICAL", tmp_path / "timings.csv")
     monkeypatch.setattr(schema, "RESULTS", tmp_path / "results")  # no other GPU's timings
     problems = reference.check_reference_hashes()
     assert len(problems) == len(expected), problems
@@ -547,8 +446,6 @@ def test_a_reworded_comment_leaves_the_hash_alone(tmp_path):
 
 
 # ------------------------------------------------------------------ on a GPU
-
-
 def grade_solution(name: str, args: list[str], work: Path, subtests) -> None:
     """The reference solution passes all four checks (a SKIP says why, and does not fail)."""
     result = grade(name[:2], "--solution", "--timeout", TIMEOUT, *args, work=work)
