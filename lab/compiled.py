@@ -32,8 +32,7 @@ class Compiled:
         compiled = cls()
         for arch, function, line in elf_sections(sass):
             listing = compiled.code.setdefault(arch, {}).setdefault(function, [])
-            match = INSTRUCTION_RE.match(line)
-            if match:
+            if match := INSTRUCTION_RE.match(line):
                 listing.append((match.group(2), match.group(3).strip()))
         for arch, function, line in elf_sections(res_usage):
             counts = dict(re.findall(r"\b([A-Z]+):(\d+)", line))
@@ -67,10 +66,7 @@ def rule_problem(rule) -> str | None:
 
 
 def elf_sections(text: str):
-    """(arch, function, line) for every line of cuobjdump's machine code inside a function.
-
-    PTX sections are skipped: only SASS says what the GPU runs.
-    """
+    """(arch, function, line) for every line of cuobjdump's machine code inside a function; PTX is skipped."""
     arch, function, in_elf = 0, None, False
     for line in text.splitlines():
         stripped = line.strip()
@@ -84,43 +80,26 @@ def elf_sections(text: str):
             yield arch, function, line
 
 
-def opcode_parts(opcode: str) -> tuple[str, set]:
-    """LDG.E.64.CONSTANT -> ("LDG", {"E", "64", "CONSTANT"})."""
-    base, *modifiers = opcode.split(".")
-    return base, set(modifiers)
-
-
 def matching(listing: list, rule: dict) -> list[str]:
     """The opcodes of a listing that an "instructions" requirement counts."""
     base_re = re.compile(rule["opcode"])
     with_all, with_any, without = (set(rule.get(k, [])) for k in ("with", "with_any", "without"))
-    operands_re = re.compile(rule["operands"]) if rule.get("operands") else None
+    operands_re = re.compile(rule.get("operands") or "")
     found = []
     for opcode, operands in listing:
-        base, modifiers = opcode_parts(opcode)
-        if not base_re.fullmatch(base) or not with_all <= modifiers or without & modifiers:
-            continue
-        if (with_any and not with_any & modifiers) or (operands_re and not operands_re.search(operands)):
-            continue
-        found.append(opcode)
+        base, *rest = opcode.split(".")  # LDG.E.64.CONSTANT: LDG with the modifiers E, 64 and CONSTANT
+        modifiers = set(rest)
+        if (base_re.fullmatch(base) and with_all <= modifiers and not without & modifiers
+                and (not with_any or with_any & modifiers) and operands_re.search(operands)):
+            found.append(opcode)
     return found
 
 
 def functions_of(rule: dict, arch: int, compiled: Compiled) -> tuple[dict, dict]:
-    """(code, resources) of the functions a requirement looks at on one architecture: all of
-    the file's, or with "function" those whose (mangled) name the regular expression finds."""
-    code, resources = compiled.code.get(arch, {}), compiled.resources.get(arch, {})
-    if rule.get("function"):
-        name_re = re.compile(rule["function"])
-        code = {f: c for f, c in code.items() if name_re.search(f)}
-        resources = {f: r for f, r in resources.items() if name_re.search(f)}
-    return code, resources
-
-
-def tile_bytes(arch: int, shared: int) -> int:
-    """The block's own shared memory, without what the system reserves."""
-    reserved = arch >= RESERVED_SHARED_FROM_SM and shared >= RESERVED_SHARED_BYTES
-    return shared - RESERVED_SHARED_BYTES if reserved else shared
+    """(code, resources) on one architecture of all functions, or of those whose name "function" finds."""
+    name_re = re.compile(rule.get("function") or "")
+    return ({f: c for f, c in compiled.code.get(arch, {}).items() if name_re.search(f)},
+            {f: r for f, r in compiled.resources.get(arch, {}).items() if name_re.search(f)})
 
 
 def measure(rule: dict, arch: int, compiled: Compiled) -> tuple[int, str]:
@@ -132,21 +111,21 @@ def measure(rule: dict, arch: int, compiled: Compiled) -> tuple[int, str]:
         found = [op for listing in code.values() for op in matching(listing, rule)]
         return len(found), tally(found) or "none"
     if rule["check"] == "shared_bytes":
-        tile = max((tile_bytes(arch, r.get("SHARED", 0)) for r in resources.values()), default=0)
+        reserved = RESERVED_SHARED_BYTES if arch >= RESERVED_SHARED_FROM_SM else 0
+        shared = [r.get("SHARED", 0) for r in resources.values()]
+        tile = max((s - reserved if s >= reserved else s for s in shared), default=0)  # the block's own
         return tile, f"{tile} bytes of shared memory"
-    spills = [op for listing in code.values() for op, _ in listing if opcode_parts(op)[0] in ("LDL", "STL")]
+    spills = [op for listing in code.values() for op, _ in listing if op.split(".")[0] in ("LDL", "STL")]
     local, stack = (sum(r.get(k, 0) for r in resources.values()) for k in ("LOCAL", "STACK"))
     return local + stack + len(spills), f"LOCAL:{local} STACK:{stack}, {len(spills)} LDL/STL"
 
 
 def what_is_there(rule: dict, arch: int, compiled: Compiled) -> str:
-    """For a missing instruction: the instructions of the same kind the code does have."""
+    """For a missing instruction: those of the same opcode the code does have (the rule less its other keys)."""
     if rule["check"] != "instructions" or rule.get("min") is None:
         return ""
-    base_re = re.compile(rule["opcode"])
-    code = functions_of(rule, arch, compiled)[0]
-    present = tally([op for listing in code.values() for op, _ in listing if base_re.fullmatch(opcode_parts(op)[0])])
-    return f" (the code has {present})" if present and present != measure(rule, arch, compiled)[1] else ""
+    present = measure({key: rule.get(key) for key in ("check", "opcode", "function")}, arch, compiled)[1]
+    return f" (the code has {present})" if present not in ("none", measure(rule, arch, compiled)[1]) else ""
 
 
 def tally(opcodes: list[str]) -> str:

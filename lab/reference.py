@@ -1,16 +1,11 @@
-"""The reference solutions' timings, which the exercises' expected speeds quote.
+"""The reference solutions' timings, which the exercises' expected speeds quote (docs/grading.md).
 
     python3 -m lab.reference            time every exercise's reference solution and its step on
                                         this GPU (make reference-timings; a GPU machine)
     python3 -m lab.reference --check    the recorded timings still describe the solutions (make test)
 
-Each exercise's grader program (build/grade_NN_solution) runs once on --shape (default
-8192x8192): the harness checks every kernel bit for bit, then times the baselines, the reference
-solution and the step's default kernel on the same buffers. The rows go, in the layout
-lab.schema.REFERENCE, to docs/reference-timings.csv on an H200 (the GPU the documents quote) and
-to docs/results/<gpu>-reference-timings.csv on any other. Each records the GPU, driver, CUDA
-version and date, and the sha256 of each solution's code, which --check compares with the
-sources.
+Each exercise's grader program (build/grade_NN_solution) checks every kernel on --shape (default 8192x8192),
+then times the baselines, the reference solution and the step's default kernel on the same buffers.
 
 Exit codes: 0 done (or all match); 1 a wrong result, a build failure (nothing written) or a
 stale timing; 2 bad command line; 3 no GPU.
@@ -18,7 +13,6 @@ stale timing; 2 bad command line; 3 no GPU.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import hashlib
 import os
@@ -29,23 +23,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from lab import results, schema
-from lab.grade import (BUILD_DIR, ROOT, EnvironmentProblem, UsageError, exercise_names, first_error_line,
-                       make, make_path, progress, read_run, require_gpu, run)
+from lab import machine, results, schema
+from lab.grade import BUILD_DIR, ROOT, exercise_names, first_error_line, make, make_path, progress, read_run, run
 
 CANONICAL = ROOT / "docs" / "reference-timings.csv"  # the H200's, which the documents quote
 BASELINE = "baseline"  # the `exercise` cell of the copy and library rows
 REGENERATE = "run `make reference-timings` on a GPU machine"
 
 
-def csv_path(gpu_slug: str) -> Path:
-    """Where a GPU's reference timings go."""
-    return CANONICAL if gpu_slug == "h200" else results.path(gpu_slug, "reference-timings")
-
-
 def source_hash(solution: Path) -> str:
-    """sha256 of a solution's code and of the exercise headers it includes, comments left out:
-    everything that decides its speed, and nothing a reworded comment changes."""
+    """sha256 of a solution's code and included exercise headers less comments: what decides its speed."""
     text = solution.read_text()
     for include in re.findall(r'^\s*#\s*include\s*"((?:\.\./\.\./)?exercises/[^"]+)"', text, re.M):
         text += ((solution.parent if include.startswith("../") else ROOT) / include).read_text()
@@ -54,12 +41,9 @@ def source_hash(solution: Path) -> str:
 
 
 def check_reference_hashes() -> list[str]:
-    """One line per solution whose recorded timing no longer describes its source: changed,
-    gone, or never timed. Empty when all match, or when nothing was recorded yet."""
+    """One line per solution whose recorded timing no longer describes its source: changed, gone, never timed."""
     problems = []
-    for path in [CANONICAL] + sorted(schema.RESULTS.glob("*-reference-timings.csv")):
-        if not path.is_file():
-            continue
+    for path in filter(Path.is_file, [CANONICAL] + sorted(schema.RESULTS.glob("*-reference-timings.csv"))):
         where = make_path(path)
         try:
             recorded = results.load(path, "reference").query("kernel == 'reference'")
@@ -78,7 +62,6 @@ def check_reference_hashes() -> list[str]:
 
 
 def version(cmd: list[str], pattern: str) -> str:
-    """What a tool says its version is, or "unknown"."""
     try:
         found = re.search(pattern, subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout)
     except (OSError, subprocess.TimeoutExpired):
@@ -86,18 +69,16 @@ def version(cmd: list[str], pattern: str) -> str:
     return found.group(1) if found else "unknown"
 
 
-def exercise_rows(name: str, shape: str, timeout: int) -> pd.DataFrame | None:
-    """One exercise's run as rows of the layout: its baselines, reference and step; None if
-    a kernel gave a wrong result or the run failed (it says so on stderr)."""
+def exercise_rows(name: str, shape: str, timeout: int) -> pd.DataFrame:
+    """One exercise's run as rows of the layout: its baselines, reference and step; Stop if a kernel is wrong."""
     progress(f"timing {name} on {shape}")
     ran = run([BUILD_DIR / f"grade_{name[:2]}_solution", "--shapes", shape, "--csv"], timeout)
-    if ran.rc == 3:
-        raise EnvironmentProblem(first_error_line(ran.err))
+    if ran.rc == machine.EXIT_ENVIRONMENT:
+        raise machine.Stop(first_error_line(ran.err))
     rows = read_run(ran.out)
     if ran.rc != 0 or rows is None or len(results.failures(rows)):
-        print(f"error: exercise {name}: a kernel gave a wrong result or the run failed (exit {ran.rc}): "
-              "nothing written", file=sys.stderr)
-        return None
+        raise machine.Stop(f"exercise {name}: a kernel gave a wrong result or the run failed (exit {ran.rc}): "
+                           "nothing written", machine.EXIT_WRONG)
     solution = ROOT / "solutions" / name / "solution.cu"
     step = sorted((ROOT / "steps").glob(name[:2] + "_*/*.cu"))[0]
     rows = rows.assign(exercise=name, source="", sha256="")
@@ -109,50 +90,44 @@ def exercise_rows(name: str, shape: str, timeout: int) -> pd.DataFrame | None:
 
 def reference_timings(shape: str, timeout: int) -> int:
     """Time every exercise on this GPU, write its reference timings, re-render the documents."""
-    gpu = require_gpu(timeout)
+    machine.gpu()  # Stop (exit 3) where there is no GPU
     names = exercise_names()
     built = make([make_path(BUILD_DIR / f"grade_{n[:2]}_solution") for n in names], timeout)
     if built.rc != 0:
-        print(f"error: the grader programs do not build: {first_error_line(built.text)}", file=sys.stderr)
-        return 1
+        raise machine.Stop(f"the grader programs do not build: {first_error_line(built.text)}", machine.EXIT_WRONG)
     frames = []
     for name in names:
         rows = exercise_rows(name, shape, timeout)
-        if rows is None:
-            return 1
         frames.append(rows if not frames else rows[rows["exercise"] != BASELINE])  # the baselines once, first
     frame = pd.concat(frames, ignore_index=True).assign(
         driver=version(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], r"(\S+)"),
         cuda=version([os.environ.get("NVCC", "nvcc"), "--version"], r"release ([0-9.]+)"),
         date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
-    target = csv_path(results.gpu_slug(frame["gpu"].iloc[0]))
+    gpu = results.gpu_slug(frame["gpu"].iloc[0])
+    target = CANONICAL if gpu == "h200" else results.path(gpu, "reference-timings")
     results.write(frame, target, "reference")
-    print(f"wrote {make_path(target)} ({gpu})")
-    if target == CANONICAL and (ROOT / "lab" / "docs.py").is_file():
+    print(f"wrote {make_path(target)} ({frame['gpu'].iloc[0]})")
+    if target == CANONICAL:  # the documents quote it: render them again
         return subprocess.run([sys.executable, "-m", "lab.docs"], cwd=ROOT).returncode
     return 0
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m lab.reference", description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = machine.Parser(prog="python3 -m lab.reference", description=__doc__)
     parser.add_argument("--check", action="store_true", help="compare the recorded hashes with the sources")
     parser.add_argument("--shape", default="8192x8192", help="the timed shape (default 8192x8192)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per program run (default 600)")
     args = parser.parse_args(argv)
-    if args.check:
-        if not CANONICAL.is_file():
-            print(f"note: {make_path(CANONICAL)} not generated yet ({REGENERATE}); nothing to check")
-        problems = check_reference_hashes()
-        print("\n".join(problems or ["the reference timings match the solutions' sources"]))
-        return 1 if problems else 0
     if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.shape):
-        raise UsageError(f"--shape must be ROWSxCOLS, not {args.shape!r}")
-    return reference_timings(args.shape, args.timeout)
+        parser.error(f"--shape must be ROWSxCOLS, not {args.shape!r}")
+    if not args.check:
+        return reference_timings(args.shape, args.timeout)
+    if not CANONICAL.is_file():
+        print(f"note: {make_path(CANONICAL)} not generated yet ({REGENERATE}); nothing to check")
+    problems = check_reference_hashes()
+    print("\n".join(problems or ["the reference timings match the solutions' sources"]))
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (UsageError, EnvironmentProblem) as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(2 if isinstance(e, UsageError) else 3)
+    raise SystemExit(machine.main(main))

@@ -1,10 +1,5 @@
-"""Read and write the results files, by column name, with pandas.
-
-    docs/results/<gpu>.csv               the sweep of every step (make bench)
-    docs/results/<gpu>-profile.csv       Nsight Compute counters (make profile)
-    docs/results/<gpu>-peers.csv         other libraries' transposes (make peers)
-    docs/results/<gpu>-reference-timings.csv   the exercise solutions
-"""
+"""Read and write the results files by column name, with pandas: docs/results/<gpu>.csv (make bench) and
+<gpu>-profile.csv, <gpu>-peers.csv, <gpu>-reference-timings.csv (make profile, peers, reference-timings)."""
 
 from __future__ import annotations
 
@@ -36,8 +31,7 @@ class Shape:
         match = SHAPE.fullmatch(text.strip())
         if match is None:
             raise ValueError(f"'{text}' is not ROWSxCOLS[+OFFSET]")
-        rows, cols, offset = match.groups()
-        return cls(int(rows), int(cols), int(offset or 0))
+        return cls(int(match[1]), int(match[2]), int(match[3] or 0))
 
     def __str__(self) -> str:
         return f"{self.rows}x{self.cols}" + (f"+{self.offset}" if self.offset else "")
@@ -54,7 +48,6 @@ def gpu_slug(name: str) -> str:
 
 
 def path(gpu: str, kind: str = "bench") -> Path:
-    """docs/results/<gpu>.csv, or docs/results/<gpu>-<kind>.csv."""
     return schema.RESULTS / (f"{gpu}.csv" if kind == "bench" else f"{gpu}-{kind}.csv")
 
 
@@ -72,21 +65,16 @@ def load(file: Path | str, layout: str) -> pd.DataFrame:
     missing = [c for c in schema.LAYOUTS[layout] if c not in frame.columns]
     if missing:
         raise ResultsError(f"{file} has no column {', '.join(missing)}")
-    roles = schema.ROLES.get(layout)
-    if roles is not None and "role" in frame:
-        bad = frame[~frame["role"].isin(roles)]
-        if len(bad):
-            raise ResultsError(f"{file}: row {bad.index[0] + 2} has role '{bad['role'].iloc[0]}'")
+    if "role" in frame and len(bad := frame[~frame["role"].isin(schema.ROLES[layout])]):
+        raise ResultsError(f"{file}: row {bad.index[0] + 2} has role '{bad['role'].iloc[0]}'")
     if "step" in frame:
         frame["step"] = frame["step"].str.zfill(2)
     return frame
 
 
 def write(frame: pd.DataFrame, file: Path | str, layout: str) -> None:
-    """Write a results file with its layout's columns, in their order."""
     frame.loc[:, list(schema.LAYOUTS[layout])].to_csv(file, index=False)
 
 
 def failures(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows whose check is neither PASS nor SKIP."""
     return frame[~frame["check"].isin(["PASS", "SKIP"])]

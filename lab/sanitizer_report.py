@@ -1,10 +1,5 @@
-"""compute-sanitizer's reports, each turned into one line that names the problem and the source
-lines, for the grader's Sanitizers check.
-
-    finding = pick_finding(sanitizer_records(output))     # None when it reported nothing
-    describe_finding("racecheck", finding)
-    # racecheck: shared-memory race between Write at ex.cu:48 and Read at ex.cu:58 (480 hazards): ...
-"""
+"""compute-sanitizer's reports, each turned into one line that names the problem and the source lines, for
+the grader's Sanitizers check: describe_finding(tool, pick_finding(sanitizer_records(output)))."""
 
 from __future__ import annotations
 
@@ -34,11 +29,10 @@ def sanitizer_records(text: str) -> list[SanitizerFinding]:
         body = line[len("========="):] if line.startswith("=========") else ""
         if not body.strip():
             continue
-        if body.startswith("  ") and records:
-            if not body.strip().startswith(("Host Frame:", "Saved host backtrace")):
-                records[-1].lines.append(body.strip())
-        else:
+        if not (body.startswith("  ") and records):
             records.append(SanitizerFinding(body.strip(), []))
+        elif not body.strip().startswith(("Host Frame:", "Saved host backtrace")):
+            records[-1].lines.append(body.strip())
     return [r for r in records if not r.header.startswith(NOISE)]
 
 

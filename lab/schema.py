@@ -1,10 +1,5 @@
-"""The columns of every results file, declared once.
-
-The step programs write the bench layout themselves (`--csv`), so its columns
-are read from the one place the C code declares them, CSV_HEADER in
-common/report.h.  The other layouts are written by this package and declared
-here.
-"""
+"""The columns of every results file, declared once: the bench layout's where the C code declares them
+(CSV_HEADER in common/report.h: the step programs write it with --csv), the others here."""
 
 from __future__ import annotations
 
@@ -14,17 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
 
-
-def _bench_columns() -> tuple[str, ...]:
-    """The columns of `stepNN --csv`, as common/report.h declares them."""
-    header = (ROOT / "common" / "report.h").read_text()
-    match = re.search(r'#define CSV_HEADER\s*\\?\s*"([^"]+)"', header)
-    if match is None:
-        raise RuntimeError("common/report.h declares no CSV_HEADER")
-    return tuple(match.group(1).split(","))
-
-
-BENCH = _bench_columns()
+CSV_HEADER = re.search(r'#define CSV_HEADER\s*\\?\s*"([^"]+)"', (ROOT / "common" / "report.h").read_text())
+if CSV_HEADER is None:
+    raise RuntimeError("common/report.h declares no CSV_HEADER")
+BENCH = tuple(CSV_HEADER[1].split(","))
 PROFILE = ("gpu", "step", "kernel", "role", "rows", "cols", "offset", "metric", "value")
 PEERS = ("gpu", "peer", "version", "op", "role", "rows", "cols",
          "median_ms", "min_ms", "gbps", "pct_of_copy", "vs_tutorial", "check", "method")
@@ -42,8 +30,6 @@ LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFE
 #   kernel   the program's own kernels (in the grader: student, reference, step)
 #   bound    moves the bytes as the kernel does but copies (step 06's shared_copy)
 #   tutorial, peer   the peers run: the tutorial's last step, the others
-ROLES = {"bench": ("copy", "library", "kernel", "bound"),
-         "timing": ("copy", "library", "kernel", "bound"),
-         "profile": ("copy", "library", "kernel", "bound", "peer", "tutorial"),
-         "peers": ("copy", "tutorial", "peer"),
-         "reference": ("copy", "library", "kernel")}
+STEP_ROLES = ("copy", "library", "kernel", "bound")
+ROLES = {"bench": STEP_ROLES, "timing": STEP_ROLES, "profile": STEP_ROLES + ("peer", "tutorial"),
+         "peers": ("copy", "tutorial", "peer"), "reference": ("copy", "library", "kernel")}

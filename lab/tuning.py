@@ -1,24 +1,18 @@
-"""Step 12's per-GPU limit: the committed sweep implies it, steps/12_tma/answer_tuning.h keeps it by hand.
+"""Step 12's per-GPU limits, kept by hand in steps/12_tma/answer_tuning.h (whose comment states the rule),
+against the committed sweeps docs/results/<gpu>.csv.
 
-steps/12_tma/answer.cuh runs step 09's 16-byte kernel on aligned matrices up to a size, step 11's default
-beyond it.  The size is read off each GPU's sweep, docs/results/<gpu>.csv: take the swept shapes on which
-the 16-byte kernel runs (both sides multiples of 4 and at least one 64x64 tile, offset 0), group them by size
-in bytes, and average step 09's % of copy less step 11's in each group.  The limit is the largest size
-before the first group whose average is not above zero.
-
-    python3 -m lab.tuning    print each GPU's groups, its limit and its row for the header;
+    python3 -m lab.tuning    print each GPU's step 09 lead per size, its limit and its row for the header;
                              exit 1 if a row disagrees with its sweep or a GPU of gpus.csv has none
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-from lab import results, schema
+from lab import machine, results, schema
 
 HEADER = schema.ROOT / "steps" / "12_tma" / "answer_tuning.h"
 TILE = 64  # common/tile64.cuh: the side of a tile
@@ -59,15 +53,13 @@ def limits(gpu: str, results_dir: Path | str = schema.RESULTS) -> int:
 
 
 def label(size: int | None) -> str:
-    """A size as the docs show it: "64 MiB", "62.5 MiB"."""
     return "an unreadable limit" if size is None else f"{size / MIB:g} MiB"
 
 
 def header_rows(header: Path | str = HEADER) -> list[tuple[str, int | None]]:
     """The (GPU name, limit in bytes) rows of the header's ANSWER_TUNINGS; None for a limit not understood."""
-    text = Path(header).read_text()
-    start = text.find("ANSWER_TUNINGS[]")
-    table = "" if start < 0 else re.sub(r"/\*.*?\*/|//[^\n]*", "", text[start:text.find("};", start)], flags=re.S)
+    table = re.search(r"ANSWER_TUNINGS\[\](.*?)\};", Path(header).read_text(), re.S)
+    table = re.sub(r"/\*.*?\*/|//[^\n]*", "", table[1] if table else "", flags=re.S)
     rows = []
     for name, expression in ROW.findall(table):
         match = LIMIT.fullmatch(expression)
@@ -112,9 +104,9 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
         print(f'  limit: {label(limit)}   row: {{"{name}", {size}}},')
     problems = check(header, results_dir)
     for problem in problems:
-        print(f"lab.tuning: {problem}", file=sys.stderr)
+        machine.say(f"lab.tuning: {problem}")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
