@@ -31,6 +31,7 @@ COMPUTE_SANITIZER, NCU, NM to name those tools (default: PATH, then $CUDA_HOME/b
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import functools
 import json
@@ -60,8 +61,7 @@ WORK_DIR = Path(os.environ["GRADE_WORK"]).resolve() if os.environ.get("GRADE_WOR
 
 CHECKS = ("Correctness", "Sanitizers", "Technique", "Speed")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-# racecheck prints warnings as well as errors, and both must fail the check.
-TOOL_OPTIONS = {"racecheck": ["--racecheck-report", "all", "--racecheck-detect-level", "warn"]}
+TOOL_OPTIONS = {"racecheck": ["--racecheck-report", "all", "--racecheck-detect-level", "warn"]}  # warnings fail too
 SANITIZER_EXIT = 99  # compute-sanitizer's exit code when it found something
 PROFILE_SHAPE = "1024x1024"  # whole tiles of 32 and of 64: no edge effects on ratios
 SPEED_ATTEMPTS = 3  # one measurement and up to two more below the floor
@@ -69,17 +69,14 @@ BUILD_TIMEOUT = 900  # seconds a build may take at least (nvcc for five GPU gene
 TIMED_OUT = 124  # exit code of a run killed for time, as timeout(1) gives
 OUTPUT_LIMIT = 1 << 20  # bytes kept of each of a program's stdout and stderr
 LISTING_LIMIT = 1 << 28  # the same for cuobjdump, whose listings are long
-# The kernels of a grader program (lab/grade_main.cu), the graded one first.
-GRADED_KERNELS = ("student", "reference", "step")
+GRADED_KERNELS = ("student", "reference", "step")  # those of a grader program (lab/grade_main.cu), graded one first
 
 SHAPE_RE = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(?:\+[0-3])?")
 # The harness's --check-only line: PASS 07 shared_padded 33x4097+1 [(why)]
 CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ([0-9]+x[0-9]+(?:\+[0-9]+)?)(?: \((.*)\))?\s*$")
-# What the harness says, with exit code 3, when a shape does not fit in memory.
-DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")
+DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")  # exit 3: the shape is too big
 
-# The ratios of Nsight Compute counters that "profile" requirements may bound (lab/metrics.csv):
-# name -> (numerator, denominator).
+# The Nsight Compute counter ratios a "profile" requirement may bound: name -> (numerator, denominator).
 PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denominator"])
                    for name in ("shared_ld_wavefronts_per_request", "shared_st_wavefronts_per_request")}
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
@@ -91,9 +88,6 @@ class UsageError(Exception):
 
 class EnvironmentProblem(Exception):
     """No GPU, a missing tool, or a repository that does not build: exit code 3."""
-
-
-# ------------------------------------------------------------------ running programs
 
 
 @dataclass
@@ -111,8 +105,7 @@ class Ran:
 
 
 def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_LIMIT) -> Ran:
-    """Run cmd from the repository root in a process group of its own, so that a timeout kills
-    make's compilers or a hung kernel too; only `limit` bytes of output are kept."""
+    """Run cmd from the repository root in its own process group (a timeout kills make's compilers too)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
@@ -121,24 +114,15 @@ def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            kill_group(proc)
-        except BaseException:
-            kill_group(proc)
-            raise
-        return Ran(TIMED_OUT if timed_out else proc.returncode, read_head(out, limit), read_head(err, limit), timed_out)
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
-def read_head(stream, limit: int) -> str:
-    stream.seek(0)
-    return stream.read(limit).decode("utf-8", errors="replace")
+        finally:
+            if proc.returncode is None:  # past the timeout, or interrupted
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        out.seek(0)
+        err.seek(0)
+        text = [stream.read(limit).decode("utf-8", errors="replace") for stream in (out, err)]
+        return Ran(TIMED_OUT if timed_out else proc.returncode, *text, timed_out)
 
 
 def first_error_line(text: str) -> str:
@@ -165,7 +149,7 @@ def stopped_why(ran: Ran, where: str) -> str:
 
 
 def progress(message: str) -> None:
-    """A line of progress for a person watching; nothing when stderr is not a terminal."""
+    """For a person watching: nothing when stderr is not a terminal, where errors are one line."""
     if sys.stderr.isatty():
         print(f"   .. {message}", file=sys.stderr, flush=True)
 
@@ -183,7 +167,6 @@ def ncu_candidates() -> tuple:
 
 
 def make(args: list, timeout: float) -> Ran:
-    """Run make on the repository's Makefile; a build gets at least BUILD_TIMEOUT seconds."""
     cmd = [os.environ.get("MAKE") or "make", "--no-print-directory", "BUILD=" + BUILD]
     if os.environ.get("ARCH"):
         cmd.append("ARCH=" + os.environ["ARCH"])
@@ -192,10 +175,7 @@ def make(args: list, timeout: float) -> Ran:
 
 def make_path(path: Path) -> str:
     """A path as make should see it: relative to the repository when inside it."""
-    try:
-        return str(path.relative_to(ROOT))
-    except ValueError:
-        return str(path)
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
 def require_gpu(timeout: float = 0) -> str:
@@ -205,9 +185,6 @@ def require_gpu(timeout: float = 0) -> str:
     except machine.Stop as stop:
         raise EnvironmentProblem(str(stop)) from None
     return f"{name} (compute capability {capability // 10}.{capability % 10})"
-
-
-# ------------------------------------------------------------------ verdicts
 
 
 @dataclass
@@ -231,13 +208,8 @@ class Grade:
     def reason(self) -> str:
         """Every FAIL's why; without a FAIL, what was skipped and why."""
         failed = [f"{k}: {v.why}" for k, v in self.verdicts.items() if v.status == "FAIL"]
-        if failed:
-            return "; ".join(failed)
         skipped = [f"{k} ({v.why})" for k, v in self.verdicts.items() if v.status == "SKIP"]
-        return ("skipped: " + "; ".join(skipped)) if skipped else ""
-
-
-# ------------------------------------------------------------------ exercises and shapes
+        return "; ".join(failed) if failed else ("skipped: " + "; ".join(skipped)) if skipped else ""
 
 
 @dataclass
@@ -245,39 +217,26 @@ class Exercise:
     number: str  # "05"
     name: str  # "05_float4"
     rules: dict  # exercises/NN_name/grading.json
-
-    @property
-    def floor(self) -> float:
-        return float(self.rules["floor"])
-
-
-def exercise_dirs() -> list[Path]:
-    """Every exercises/NN_name/ folder, in order."""
-    return sorted(p for p in (ROOT / "exercises").glob("[0-9][0-9]_*") if p.is_dir())
+    floor: float  # its "floor": the lowest speed ratio to the reference that passes
 
 
 def exercise_names() -> list[str]:
-    """The exercises: folders whose step exists (only those can be graded, against the step)."""
-    return [p.name for p in exercise_dirs() if any((ROOT / "steps").glob(p.name[:2] + "_*/"))]
+    """The folders exercises/NN_name/ whose step exists (only those can be graded, against the step)."""
+    folders = sorted((ROOT / "exercises").glob("[0-9][0-9]_*/"))
+    return [p.name for p in folders if any((ROOT / "steps").glob(p.name[:2] + "_*/"))]
 
 
 def load_exercise(number: str) -> Exercise:
-    names = exercise_names()
-    matches = [n for n in names if n.startswith(number + "_")]
-    if not matches:
-        stepless = [p.name for p in exercise_dirs() if p.name.startswith(number + "_")]
-        if stepless:
-            raise UsageError(f"exercises/{stepless[0]} cannot be graded: there is no steps/{number}_* to time it "
-                             "against")
-        raise UsageError(f"no exercise {number}: the exercises are {' '.join(n[:2] for n in names)}")
-    return Exercise(number, matches[0], read_rules(ROOT / "exercises" / matches[0] / "grading.json"))
-
-
-def read_rules(path: Path) -> dict:
-    """Read and check an exercise's grading.json; any problem is one line naming it."""
-    where = path.relative_to(ROOT)
+    """Exercise NN with its grading.json, read and checked: any problem is one line naming it."""
+    folders = sorted((ROOT / "exercises").glob(number + "_*/"))
+    if not folders:
+        raise UsageError(f"no exercise {number}: the exercises are {' '.join(n[:2] for n in exercise_names())}")
+    name = folders[0].name
+    if name not in exercise_names():
+        raise UsageError(f"exercises/{name} cannot be graded: there is no steps/{number}_* to time it against")
+    where = f"exercises/{name}/grading.json"
     try:
-        rules = json.loads(path.read_text())
+        rules = json.loads((ROOT / where).read_text())
     except OSError as e:
         raise UsageError(f"cannot read {where}: {e.strerror}") from e
     except ValueError as e:
@@ -285,7 +244,7 @@ def read_rules(path: Path) -> dict:
     problem = rules_problem(rules)
     if problem:
         raise UsageError(f"{where}: {problem}")
-    return rules
+    return Exercise(number, name, rules, float(rules["floor"]))
 
 
 def rules_problem(rules) -> str | None:
@@ -317,16 +276,12 @@ def rules_problem(rules) -> str | None:
 
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
-    """The shapes tests/shapes.txt tags `tag` (lab.shapes), then those of `extra` not yet in; a
-    malformed file is the repository's problem (exit 3)."""
+    """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 3)."""
     try:
         found = tagged(tag)
     except machine.Stop as stop:
         raise EnvironmentProblem(str(stop)) from None
     return found + [s for s in extra or [] if s not in found]
-
-
-# ------------------------------------------------------------------ what is graded, and building it
 
 
 @dataclass
@@ -340,10 +295,6 @@ class Subject:
     work: Path | None = None  # private build folder ("file" mode and parameter values)
 
     @property
-    def label(self) -> str:
-        return make_path(self.source)
-
-    @property
     def symbol(self) -> str:
         """What lab/grade_main.cu links against: exercise_NN, or solution_NN for the reference."""
         return ("solution_" if self.mode == "solution" else "exercise_") + self.exercise.number
@@ -355,10 +306,9 @@ class Subject:
 
     @property
     def obj(self) -> Path:
-        if self.mode == "file":
-            return self.copy.with_name(self.copy.name + ".o")
-        part, base = ("exercises", "exercise.cu") if self.mode == "tree" else ("solutions", "solution.cu")
-        return BUILD_DIR / "obj" / part / self.exercise.name / (base + ".o")
+        """The compiled file: beside the private copy, or where the Makefile puts the tree's files."""
+        source = self.copy if self.mode == "file" else BUILD_DIR / "obj" / make_path(self.source)
+        return source.with_name(source.name + ".o")
 
     @property
     def program(self) -> Path:
@@ -372,20 +322,6 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
 
 
-def file_subject(exercise: Exercise, path: Path, name: str) -> Subject:
-    return Subject(exercise, "file", path, name, WORK_DIR / f"{slug(name)}-{exercise.number}")
-
-
-def readable_file(path: Path) -> Path:
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    try:
-        path.read_bytes()
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror}") from e
-    return path
-
-
 def prepare_copy(subject: Subject, text: str) -> None:
     """Write the private copy of a graded file into a fresh work folder."""
     assert subject.work is not None and WORK_DIR in subject.work.parents
@@ -396,8 +332,7 @@ def prepare_copy(subject: Subject, text: str) -> None:
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
-    """Compile the graded file (and unless object_only link its grader program): None, a FAIL
-    for the file's faults, or EnvironmentProblem when the repository's part does not link."""
+    """Compile the graded file and, unless object_only, link its grader program: None, or its FAIL."""
     if subject.mode == "file":
         variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
         object_target, program_target = "grade-file-object", "grade-file"
@@ -405,14 +340,17 @@ def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None
         variables, object_target, program_target = [], make_path(subject.obj), make_path(subject.program)
     text = (subject.copy if subject.mode == "file" else subject.source).read_text(errors="replace")
     if not re.search(rf"\bkernel_variant\s+{subject.symbol}\b", text):
-        return Verdict("FAIL", missing_symbol_why(subject, defined_variants(text)))
+        return Verdict("FAIL", missing_symbol_why(subject, text))
     ran = make(variables + [object_target], timeout)
     if ran.timed_out:
         return Verdict("FAIL", f"the compiler did not finish within {max(timeout, BUILD_TIMEOUT)}s")
     if ran.rc != 0:
-        return Verdict("FAIL", "does not compile: " + compiler_error(ran.text, subject), compiler_lines(ran.text))
-    if not defines_symbol(subject):
-        return Verdict("FAIL", missing_symbol_why(subject, ""))
+        return does_not_compile(subject, ran.text)
+    # Does the object define the symbol for the linker (extern "C", not static)? Without nm, the source is believed.
+    nm = find_tool("nm", "NM")
+    listed = run([nm, "-P", "-g", "--defined-only", subject.obj], 60) if nm else None
+    if listed and listed.rc == 0 and subject.symbol not in {line.split()[0] for line in listed.out.splitlines()}:
+        return Verdict("FAIL", missing_symbol_why(subject))
     if object_only:
         return None
     ran = make(variables + [program_target], timeout)
@@ -422,53 +360,33 @@ def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None
         raise EnvironmentProblem(f"building {program_target} took more than {max(timeout, BUILD_TIMEOUT)}s")
     clash = re.search(r"(undefined reference to|multiple definition of) `([^']+)'", ran.text)
     if clash and clash.group(2) == subject.symbol:
-        return Verdict("FAIL", missing_symbol_why(subject, ""))
+        return Verdict("FAIL", missing_symbol_why(subject))
     if clash:
         advice = " (make your file's own functions and variables static)" if "multiple" in clash.group(1) else ""
         return Verdict("FAIL", f"does not link: {clash.group(1)} {clash.group(2)}{advice}")
     raise EnvironmentProblem(f"the grader program {make_path(subject.program)} does not build, and not because of "
-                             f"{subject.label}: {first_error_line(ran.text)}")
+                             f"{make_path(subject.source)}: {first_error_line(ran.text)}")
 
 
-def defines_symbol(subject: Subject) -> bool:
-    """Whether the compiled object defines the symbol for the linker (not static, extern "C");
-    nm says so, and where there is no nm the source's declaration is taken at its word."""
-    nm = find_tool("nm", "NM")
-    ran = run([nm, "-P", "-g", "--defined-only", subject.obj], 60) if nm else None
-    return ran is None or ran.rc != 0 or subject.symbol in {line.split()[0] for line in ran.out.splitlines()}
-
-
-def defined_variants(text: str) -> str:
-    """The grader symbols a file declares, e.g. "solution_05" in a pasted solution."""
-    return ", ".join(dict.fromkeys(re.findall(r"\bkernel_variant\s+((?:exercise|solution)_\d\d)\b", text)))
-
-
-def missing_symbol_why(subject: Subject, instead: str) -> str:
-    """One line for a file that does not define what lab/grade_main.cu links against."""
+def missing_symbol_why(subject: Subject, text: str = "") -> str:
+    """Why a file does not link with lab/grade_main.cu, naming the symbols its text declares instead."""
+    instead = ", ".join(dict.fromkeys(re.findall(r"\bkernel_variant\s+((?:exercise|solution)_\d\d)\b", text)))
     return (f'does not define {subject.symbol}, the symbol the grader links against: keep the skeleton\'s '
             f'extern "C" const kernel_variant {subject.symbol}' + (f" (it defines {instead})" if instead else ""))
 
 
-def compiler_error(text: str, subject: Subject) -> str:
-    """The compiler's first error, naming the student's file rather than its copy."""
-    line = first_error_line(text)
+def does_not_compile(subject: Subject, output: str) -> Verdict:
+    """The compiler's first error, naming the student's file rather than its copy, then its first 20 lines."""
+    why = first_error_line(output)
     if subject.mode == "file":
         for copy in (make_path(subject.copy), str(subject.copy)):
-            line = line.replace(copy, subject.source.name)
-    return line
-
-
-def compiler_lines(output: str) -> list[str]:
+            why = why.replace(copy, subject.source.name)
     lines = [line for line in output.splitlines() if line.strip()
              and not line.startswith(("make", "  NVCC", "  LINK", "  CC", "  AR"))]
-    return lines[:20]
-
-
-# ------------------------------------------------------------------ technique: cuobjdump, then Nsight Compute
+    return Verdict("FAIL", "does not compile: " + why, lines[:20])
 
 
 def disassemble(obj: Path, timeout: float) -> Compiled | None:
-    """What cuobjdump shows of an object; None without cuobjdump."""
     cuobjdump = find_tool("cuobjdump", "CUOBJDUMP")
     if cuobjdump is None:
         return None
@@ -550,9 +468,6 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
     return Verdict("PASS", f"{len(verdicts)} profile requirements met (ncu)", details)
 
 
-# ------------------------------------------------------------------ correctness
-
-
 @dataclass
 class Program:
     """A grader program to run, with the environment it runs in, and what it stands for."""
@@ -583,8 +498,7 @@ def wrong_why(shape: str, detail: str, at: str = "") -> str:
 
 
 def check_shapes(program: Program, shapes: list[str], timeout: float, may_not_fit: bool = False) -> Verdict:
-    """The student's kernel on every shape, in one process (--check-only --shapes). A shape
-    that does not fit in memory is a SKIP where it `may_not_fit`, else the machine's problem."""
+    """The student's kernel on every shape in one process; a shape too big is a SKIP where it `may_not_fit`."""
     ran = run([program.path, "--check-only", "--variant", "student", "--shapes", ",".join(shapes)],
               timeout, program.env)
     found, at = check_lines(ran), program.where()
@@ -644,13 +558,8 @@ def correctness(subject: Subject, others: list[Program], others_why_not: str | N
     return Verdict("PASS", "; ".join([main.why] + notes), details)
 
 
-# ------------------------------------------------------------------ sanitizers
-
-
 def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool = True) -> Verdict:
-    """One tool on the student's kernel. A wrong result under the tool points to a race only
-    when the kernel was right without it (`correct`); otherwise Correctness has already said
-    so, and this check judges only what the tool itself reports."""
+    """One tool on the student's kernel; a wrong result under it is a race only if it was right without (`correct`)."""
     cmd = [find_tool("compute-sanitizer", "COMPUTE_SANITIZER"), "--tool", tool, *TOOL_OPTIONS.get(tool, []),
            "--error-exitcode", str(SANITIZER_EXIT), "--print-limit", "20",
            program.path, "--check-only", "--variant", "student", "--shapes", ",".join(shapes)]
@@ -675,8 +584,7 @@ def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float
 
 @functools.cache
 def sanitizer_problem(program: Path, timeout: float) -> str | None:
-    """Why compute-sanitizer cannot judge here, or None. It must run the reference solution on
-    1x1 cleanly, or it would blame every student for its own trouble."""
+    """Why compute-sanitizer cannot judge here (it must run the reference on 1x1 cleanly), or None."""
     sanitizer = find_tool("compute-sanitizer", "COMPUTE_SANITIZER")
     if sanitizer is None:
         return "compute-sanitizer not found (it comes with the CUDA toolkit; put it on PATH or set COMPUTE_SANITIZER)"
@@ -709,12 +617,8 @@ def sanitizers(subject: Subject, others: list[Program], options: Options, correc
                                            f"{', '.join(shapes)}"])
 
 
-# ------------------------------------------------------------------ speed
-
-
 def read_run(text: str) -> pd.DataFrame | None:
-    """A program's --csv output, read by lab.results as every results file is: by column name,
-    after checking that every column of the layout is there. None when it is not such a table."""
+    """A program's --csv output, read by lab.results (by column name, every column checked), or None."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.csv"
         path.write_text(text)
@@ -752,8 +656,7 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
         return Verdict("FAIL", f"wrong result in the timed run at {shape}")
     for other in GRADED_KERNELS[1:]:
         if other not in rows or rows[other]["check"] != "PASS":
-            # The machine was confirmed with the reference, so yours broke it: a write outside
-            # `out` can land in the input the others read next.
+            # The machine was confirmed with the reference: a write outside `out` lands in their input.
             return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
                                    "write outside `out`?")
     student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
@@ -785,12 +688,8 @@ def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, 
                            f"best of {SPEED_ATTEMPTS} runs", details), ratio
 
 
-# ------------------------------------------------------------------ the parameter's other values, and grading
-
-
 def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program], str | None]:
-    """The grader programs for the other values of the exercise's parameter, and a FAIL reason
-    when there can be none (a value that does not compile, or no #define to change)."""
+    """The grader programs of the parameter's other values, and why there can be none (a FAIL), or None."""
     parameter = subject.exercise.rules.get("parameter")
     if not parameter:
         return [], None
@@ -818,20 +717,9 @@ def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program],
     return programs, None
 
 
-@dataclass
-class Options:
-    timeout: int
-    timed_shape: str
-    technique_only: bool = False
-    build_only: bool = False
-    no_huge: str | None = None  # why the huge shape is not checked ("--no-huge"), or None
-    quick: bool = False  # no sanitizers after a Correctness FAIL
-
-
 @functools.cache
 def confirm_machine(number: str, timeout: float) -> Path:
-    """The reference's grader program, built and passing on 1x1: what fails here is the machine's
-    or the repository's (EnvironmentProblem); what fails later is the graded file's."""
+    """The reference's grader program, built and passing on 1x1: what fails later is the graded file's fault."""
     program = BUILD_DIR / f"grade_{number}_solution"
     progress(f"building {make_path(program)}")
     built = make([make_path(program)], timeout)
@@ -855,7 +743,7 @@ def grade(subject: Subject, options: Options) -> Grade:
         confirm_machine(subject.exercise.number, options.timeout)
     if subject.mode == "file":
         prepare_copy(subject, subject.source.read_text(errors="replace"))
-    progress(f"building {subject.label}")
+    progress(f"building {make_path(subject.source)}")
     failed = build(subject, options.timeout, object_only=options.technique_only)
     if failed:
         verdicts["Correctness"] = failed
@@ -903,7 +791,7 @@ def grade(subject: Subject, options: Options) -> Grade:
 def print_report(result: Grade) -> None:
     subject = result.subject
     whose = f"{subject.name}, exercise " if subject.mode == "file" else ""
-    print(f"== {whose}{subject.exercise.name}: {subject.label}")
+    print(f"== {whose}{subject.exercise.name}: {make_path(subject.source)}")
     for check in CHECKS:
         verdict = result.verdicts[check]
         print(f"  {check:<12} {verdict.status:<4}  {verdict.why}")
@@ -914,20 +802,14 @@ def print_report(result: Grade) -> None:
 
 def print_summary(grades: list[Grade], heading: str) -> None:
     print(f"== Summary: {heading}")
-    print(f"{'':<22} {'correctness':<11} {'sanitizers':<10} {'technique':<9} {'speed':<5} {'ratio':>7}  result")
+    print(f"{'':<22} {' '.join(check.lower() for check in CHECKS)} {'ratio':>7}  result")
     for g in grades:
-        v = g.verdicts
+        statuses = " ".join(f"{g.verdicts[check].status:<{len(check)}}" for check in CHECKS)  # under each heading
         ratio = ratio_text(g.ratio) if g.ratio is not None else "-"
-        print(f"{g.subject.name[:22]:<22} {v['Correctness'].status:<11} {v['Sanitizers'].status:<10} "
-              f"{v['Technique'].status:<9} {v['Speed'].status:<5} {ratio:>7}  {'FAIL' if g.failed else 'PASS'}")
+        print(f"{g.subject.name[:22]:<22} {statuses} {ratio:>7}  {'FAIL' if g.failed else 'PASS'}")
 
 
-def csv_row(result: Grade) -> list[str]:
-    ratio = f"{result.ratio:.3g}" if result.ratio is not None else ""
-    return [result.subject.name] + [result.verdicts[c].status for c in CHECKS] + [ratio, result.reason()]
-
-
-# ------------------------------------------------------------------ reports and command line
+Options = argparse.Namespace  # how to grade: the command line, as parse_args reads and checks it
 
 
 class Parser(argparse.ArgumentParser):
@@ -946,41 +828,44 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     for flag in ("--file", "--batch", "--csv"):
         parser.add_argument(flag, type=Path)
     parser.add_argument("--timeout", default="300")
-    parser.add_argument("--shape", default=os.environ.get("GRADE_SHAPE") or "8192x8192")
+    parser.add_argument("--shape", dest="timed_shape", default=os.environ.get("GRADE_SHAPE") or "8192x8192")
     args = parser.parse_args(argv)
-    see = " (see python3 -m lab.grade --help)"
     if args.help or (args.list and len(argv) == 1):
         return args
-    if args.list:
-        raise UsageError("--list takes nothing else" + see)
-    if not re.fullmatch(r"[1-9][0-9]*", args.timeout):
-        raise UsageError(f"--timeout must be a whole number of seconds, not {args.timeout!r}")
-    args.timeout = int(args.timeout)
-    if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.shape):
-        raise UsageError(f"the timed shape must be ROWSxCOLS, not {args.shape!r}")
-    if args.technique_only and args.build_only:
-        raise UsageError("--technique-only and --build-only cannot be combined" + see)
-    if args.all == bool(args.exercise):
-        raise UsageError(("give an exercise number or --all, not both" if args.all
-                          else "say which exercise (e.g. 05) or --all") + see)
-    if args.exercise is not None:
-        if not re.fullmatch(r"[0-9]{1,2}", args.exercise):
-            raise UsageError(f"not an exercise number: {args.exercise}" + see)
-        args.exercise = f"{int(args.exercise):02d}"
     given = [flag for flag, on in (("--file", args.file), ("--batch", args.batch), ("--solution", args.solution)) if on]
-    if len(given) > 1:
-        raise UsageError(" and ".join(given) + " cannot be combined" + see)
-    if args.all and (args.file or args.batch):
-        raise UsageError("--file and --batch grade one exercise: give its number, not --all")
-    if bool(args.batch) != bool(args.csv):
-        raise UsageError("--batch DIR and --csv OUT.csv go together" + see)
+    see = " (see python3 -m lab.grade --help)"
+    whole = "[1-9][0-9]*"  # a whole number above 0
+    refusals = [  # (wrong, the one line that says so): the first that applies is the error
+        (args.list, "--list takes nothing else" + see),
+        (not re.fullmatch(whole, args.timeout), f"--timeout must be a whole number of seconds, not {args.timeout!r}"),
+        (not re.fullmatch(f"{whole}x{whole}", args.timed_shape),
+         f"the timed shape must be ROWSxCOLS, not {args.timed_shape!r}"),
+        (args.technique_only and args.build_only, "--technique-only and --build-only cannot be combined" + see),
+        (args.all and args.exercise, "give an exercise number or --all, not both" + see),
+        (not args.all and not args.exercise, "say which exercise (e.g. 05) or --all" + see),
+        (args.exercise and not re.fullmatch("[0-9]{1,2}", args.exercise),
+         f"not an exercise number: {args.exercise}" + see),
+        (len(given) > 1, " and ".join(given) + " cannot be combined" + see),
+        (args.all and (args.file or args.batch), "--file and --batch grade one exercise: give its number, not --all"),
+        (bool(args.batch) != bool(args.csv), "--batch DIR and --csv OUT.csv go together" + see),
+    ]
+    refused = next((why for wrong, why in refusals if wrong), None)
+    if refused:
+        raise UsageError(refused)
+    args.timeout = int(args.timeout)
+    args.no_huge = "--no-huge" if args.no_huge else "--quick" if args.quick else None  # why the huge shape is skipped
+    if args.exercise:
+        args.exercise = f"{int(args.exercise):02d}"
     return args
 
 
 def subjects_of(args: argparse.Namespace) -> list[Subject]:
     exercises = [load_exercise(n[:2]) for n in exercise_names()] if args.all else [load_exercise(args.exercise)]
-    if args.file:
-        return [file_subject(exercises[0], readable_file(args.file), args.file.stem)]
+    if args.solution:
+        return [Subject(e, "solution", ROOT / "solutions" / e.name / "solution.cu", e.name) for e in exercises]
+    if not (args.file or args.batch):
+        return [Subject(e, "tree", ROOT / "exercises" / e.name / "exercise.cu", e.name) for e in exercises]
+    files, number = [args.file], exercises[0].number
     if args.batch:
         if not args.batch.is_dir():
             raise UsageError(f"no such directory: {args.batch}")
@@ -989,40 +874,36 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
             raise UsageError(f"no .cu files in {args.batch}")
         if not args.csv.parent.is_dir():
             raise UsageError(f"no such directory for --csv: {args.csv.parent}")
-        return [file_subject(exercises[0], readable_file(f), f.stem) for f in files]
-    if args.solution:
-        return [Subject(e, "solution", ROOT / "solutions" / e.name / "solution.cu", e.name) for e in exercises]
-    return [Subject(e, "tree", ROOT / "exercises" / e.name / "exercise.cu", e.name) for e in exercises]
+    for path in files:
+        if not path.is_file():
+            raise UsageError(f"no such file: {path}")
+        try:
+            path.read_bytes()
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror}") from e
+    return [Subject(exercises[0], "file", f, f.stem, WORK_DIR / f"{slug(f.stem)}-{number}") for f in files]
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    if args.help:
-        print(__doc__.strip())
+    if args.help or args.list:
+        print(__doc__.strip() if args.help else "\n".join(exercise_names()))
         return 0
-    if args.list:
-        print("\n".join(exercise_names()))
-        return 0
-    no_huge = "--no-huge" if args.no_huge else "--quick" if args.quick else None
-    options = Options(args.timeout, args.shape, args.technique_only, args.build_only, no_huge, args.quick)
     subjects = subjects_of(args)
-    if args.technique_only:
-        if find_tool("cuobjdump", "CUOBJDUMP") is None:
-            raise EnvironmentProblem("cuobjdump not found: it comes with the CUDA toolkit; put it on PATH or set "
-                                     "CUOBJDUMP")
-        heading = "technique only, no GPU used"
-    elif args.build_only:
-        heading = "build only, no GPU used"
-    else:
-        heading = f"{require_gpu(args.timeout)}; speed timed at {args.shape}"
+    if args.technique_only and find_tool("cuobjdump", "CUOBJDUMP") is None:
+        raise EnvironmentProblem("cuobjdump not found: it comes with the CUDA toolkit; put it on PATH or set CUOBJDUMP")
+    heading = ("technique only, no GPU used" if args.technique_only else "build only, no GPU used" if args.build_only
+               else f"{require_gpu(args.timeout)}; speed timed at {args.timed_shape}")
     grades = []
     with open(args.csv, "w", newline="") if args.csv else open(os.devnull, "w") as out:
         writer = csv.writer(out)
         writer.writerow(CSV_COLUMNS)
         for subject in subjects:
-            grades.append(grade(subject, options))
-            print_report(grades[-1])
-            writer.writerow(csv_row(grades[-1]))
+            result = grade(subject, args)
+            grades.append(result)
+            print_report(result)
+            ratio = f"{result.ratio:.3g}" if result.ratio is not None else ""
+            writer.writerow([subject.name] + [result.verdicts[c].status for c in CHECKS] + [ratio, result.reason()])
             out.flush()
     if len(grades) > 1:
         print_summary(grades, heading)
