@@ -526,8 +526,8 @@ def test_a_batch_of_ten_files_gives_the_expected_csv(tmp_path, work):
     with host_memory():
         result = grade("05", "--batch", str(batch), "--csv", str(csv), "--timeout", TIMEOUT, work=work)
     # Each planted file pins the verdict it exists for; (PASS|FAIL) leaves free one that depends on
-    # the GPU: scalar loads run close to the 0.80x floor of the float2 reference (0.73x on the H200
-    # of docs/results/h200-grade-batch.log), on either side of it by the GPU.
+    # the GPU: scalar loads run close to the 0.80x floor of the float2 reference, on either side of
+    # it by the GPU.
     expected = ["alice,PASS,PASS,PASS,PASS", "bob,PASS,PASS,PASS,PASS", "carol,PASS,PASS,PASS,PASS",
                 "dave,FAIL,PASS,FAIL,SKIP", "does_not_compile,FAIL,SKIP,SKIP,SKIP", "float4_loads,PASS,PASS,FAIL,PASS",
                 "hangs,FAIL,SKIP,PASS,SKIP", "one_block,PASS,PASS,PASS,FAIL", "reads_past_row,PASS,FAIL,PASS,PASS",
