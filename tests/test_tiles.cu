@@ -205,10 +205,13 @@ static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, siz
  *        own runs, to the right values, and every run but a row's first
  *        must start on a 32-byte boundary.
  */
-static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
+static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
     const size_t count = rows * cols;
-    std::vector<float> in(count);
+    // `in` starts in_lead floats past a 16-byte boundary and ends right before a guard page.
+    const size_t slack = (4 - (in_lead + count) % 4) % 4;
+    guarded in_mem = guarded_alloc(count + slack);
+    float *in = in_mem.data;
     for (size_t i = 0; i < count; ++i)
         in[i] = value_of(i);
     std::vector<float> out_mem(count + 16);
@@ -226,7 +229,7 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
         poison(out_mem.data(), out_mem.size());
         for (size_t n = 0; n < tiles && ok; ++n) {
             const size_t t = pass == 0 ? n : tiles - 1 - n;
-            play_sector_runs_tile(t, in.data(), out, rows, cols);
+            play_sector_runs_tile(t, in, out, rows, cols);
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
                     const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
@@ -242,6 +245,7 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned out_lead)
         for (float *p = out + count; p < out_mem.data() + out_mem.size() && ok; ++p)
             ok = isnan(*p);
     }
+    guarded_free(in_mem);
     return ok;
 }
 
@@ -378,8 +382,9 @@ int main(void)
                               {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {136, 64}};
     for (const auto &s : runs)
         for (unsigned b = 0; b < 8; ++b) {
-            snprintf(name, sizeof name, "sector runs: %zux%zu, out +%u floats past a sector", s[0], s[1], b);
-            report(check_sector_runs(s[0], s[1], b), name);
+            snprintf(name, sizeof name, "sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",
+                     s[0], s[1], b % 4, b);
+            report(check_sector_runs(s[0], s[1], b % 4, b), name);
         }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {
