@@ -36,7 +36,7 @@ CFLAGS     := -std=c11 -O2 -g -fopenmp $(WARN_C) -Icommon -I$(CUDA_HOME)/include
 NVCCFLAGS  := -std=c++17 -O3 -lineinfo $(ARCH_FLAGS) -Icommon -I. -MMD -MP \
               -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-fopenmp
 LDFLAGS    := $(ARCH_FLAGS) -Xcompiler -fopenmp -Xlinker -rpath,$(CUDA_HOME)/lib64
-LDLIBS     := -lcublas
+LDLIBS     := -lcublasLt -lcublas
 
 ifeq ($(V),1)
   Q :=

@@ -13,12 +13,16 @@
 #define TRANSPOSE_BASELINES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** @brief cuBLASLt's handle, as cublasLt.h declares it (that header is not strict C: baselines.c includes it). */
+typedef struct cublasLtContext *cublasLtHandle_t;
 
 /**
  * @brief Copy @p count floats with 16-byte loads and stores where the
@@ -46,6 +50,26 @@ void cublas_transpose(cublasHandle_t handle, const float *in, float *out, size_t
 
 /** @brief Create a cuBLAS handle bound to @p stream, or exit with one line. */
 cublasHandle_t cublas_open(cudaStream_t stream);
+
+/** @brief Create a cuBLASLt handle, or exit with one line. */
+cublasLtHandle_t cublas_lt_open(void);
+
+/** @brief Free what cublas_lt_open() made. */
+void cublas_lt_close(cublasLtHandle_t handle);
+
+/** @brief copy_kernel_launch() for @p count 2-byte elements (2-byte aligned pointers). */
+size_t copy_kernel_launch_16(const uint16_t *in, uint16_t *out, size_t count, cudaStream_t stream);
+
+/**
+ * @brief The cuBLAS baseline of 2-byte elements: `cublasLtMatrixTransform`,
+ *        cuBLASLt's C = alpha op(A) + beta op(B), with op(A) = A^T, beta = 0
+ *        and A and C row-major bf16 (`CUDA_R_16BF`). cublasSgeam has no
+ *        16-bit form.
+ * @return 0, or -1 if cuBLASLt refuses the shape or the type, with the
+ *         reason in @p why (the row is then a SKIP)
+ */
+int cublaslt_transpose_16(cublasLtHandle_t handle, const uint16_t *in, uint16_t *out, size_t rows,
+                          size_t cols, cudaStream_t stream, char *why, size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -53,6 +53,8 @@ typedef struct bench {
     gpu_info gpu;          /**< the GPU it runs on */
     cudaStream_t stream;   /**< every launch and copy goes on this stream */
     cublasHandle_t cublas; /**< NULL with --check-only */
+    cublasLtHandle_t cublas_lt; /**< for a step of 2-byte elements; NULL with --check-only */
+    size_t element_bytes;  /**< 4 (float32) or 2, from the step */
     l2_flusher flusher;    /**< empties L2 before each timed run; unused with --check-only */
     stream_hold hold;      /**< holds each batch of timed runs until it is queued */
     cudaEvent_t start[HOLD_BATCH_MAX]; /**< recorded before each timed run of a batch */
@@ -64,13 +66,14 @@ typedef struct matrices {
     shape shape;               /**< what they hold */
     char text[SHAPE_TEXT_MAX]; /**< the shape as the command line writes it, e.g. "33x4097+1" */
     size_t count;              /**< rows * cols */
-    size_t bytes;              /**< count * sizeof(float) */
-    float *host_in;            /**< the random input */
-    float *host_expected;      /**< its CPU transpose */
-    float *host_got;           /**< what came back from the GPU (pinned if it could be) */
+    size_t element_bytes;      /**< 4 (float32) or 2 */
+    size_t bytes;              /**< count * element_bytes */
+    void *host_in;             /**< the random input */
+    void *host_expected;       /**< its CPU transpose */
+    void *host_got;            /**< what came back from the GPU (pinned if it could be) */
     int host_got_pinned;       /**< 1 if host_got came from cudaMallocHost() */
-    float *dev_in;             /**< input, shape.offset floats past a 256-byte boundary */
-    float *dev_out;            /**< output, likewise */
+    void *dev_in;              /**< input, shape.offset elements past a 256-byte boundary */
+    void *dev_out;             /**< output, likewise */
     void *dev_in_base;         /**< what cudaMalloc returned for the input, for cudaFree */
     void *dev_out_base;        /**< likewise for the output */
 } matrices;
@@ -100,13 +103,28 @@ static size_t launch_row(const bench *b, const matrices *m, const report_row *ro
             cudaMemcpyAsync(m->dev_out, m->dev_in, m->bytes, cudaMemcpyDeviceToDevice, b->stream));
         break;
     case ROW_COPY_KERNEL:
-        threads = copy_kernel_launch(m->dev_in, m->dev_out, m->count, b->stream);
+        threads = m->element_bytes == 2
+                      ? copy_kernel_launch_16((const uint16_t *)m->dev_in, (uint16_t *)m->dev_out, m->count,
+                                              b->stream)
+                      : copy_kernel_launch((const float *)m->dev_in, (float *)m->dev_out, m->count, b->stream);
         break;
     case ROW_CUBLAS:
-        cublas_transpose(b->cublas, m->dev_in, m->dev_out, m->shape.rows, m->shape.cols);
+        if (m->element_bytes == 2) {
+            char why[160];
+            if (cublaslt_transpose_16(b->cublas_lt, (const uint16_t *)m->dev_in, (uint16_t *)m->dev_out,
+                                      m->shape.rows, m->shape.cols, b->stream, why, sizeof why) != 0)
+                die(EXIT_ENVIRONMENT, "%s", why);
+        } else {
+            cublas_transpose(b->cublas, (const float *)m->dev_in, (float *)m->dev_out, m->shape.rows,
+                             m->shape.cols);
+        }
         break;
     case ROW_VARIANT:
-        threads = row->launch(m->dev_in, m->dev_out, m->shape.rows, m->shape.cols, b->stream);
+        threads = m->element_bytes == 2
+                      ? row->launch16((const uint16_t *)m->dev_in, (uint16_t *)m->dev_out, m->shape.rows,
+                                      m->shape.cols, b->stream)
+                      : row->launch((const float *)m->dev_in, (float *)m->dev_out, m->shape.rows, m->shape.cols,
+                                    b->stream);
         break;
     }
     check_row_error(cudaGetLastError(), "launching", row);
@@ -143,11 +161,11 @@ static size_t unpoisoned(const unsigned char *bytes, size_t count)
 static void verify_slack(const matrices *m, report_row *row, const char *label)
 {
     unsigned char slack[BUFFER_PAD_BYTES];
-    const size_t before = m->shape.offset * sizeof(float);
+    const size_t before = m->shape.offset * m->element_bytes;
     const size_t after = BUFFER_PAD_BYTES - before;
     if (before > 0)
         CUDA_CHECK(cudaMemcpy(slack, m->dev_out_base, before, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(slack + before, m->dev_out + m->count, after, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(slack + before, (char *)m->dev_out + m->bytes, after, cudaMemcpyDeviceToHost));
     const size_t changed_before = unpoisoned(slack, before);
     const size_t changed_after = unpoisoned(slack + before, after);
     if (changed_after > 0)
@@ -173,13 +191,16 @@ static void verify_output(const bench *b, const matrices *m, report_row *row)
     CUDA_CHECK(cudaMemcpy(m->host_got, m->dev_out, m->bytes, cudaMemcpyDeviceToHost));
     /* A copy (a baseline or a bound) must reproduce the input; a transpose, the reference. */
     const int is_copy = row_copies_input(row);
-    const float *expected = is_copy ? m->host_in : m->host_expected;
+    const void *expected = is_copy ? m->host_in : m->host_expected;
     const size_t out_rows = is_copy ? m->shape.rows : m->shape.cols;
     const size_t out_cols = is_copy ? m->shape.cols : m->shape.rows;
     char label[128];
     snprintf(label, sizeof label, "%s at %s", row->label, m->text);
-    row->mismatches += verify_transpose(expected, m->host_got, out_rows, out_cols, label,
-                                        MAX_REPORTED_MISMATCHES, stderr);
+    row->mismatches += m->element_bytes == 2
+                           ? verify_transpose_16((const uint16_t *)expected, (const uint16_t *)m->host_got,
+                                                 out_rows, out_cols, label, MAX_REPORTED_MISMATCHES, stderr)
+                           : verify_transpose((const float *)expected, (const float *)m->host_got, out_rows,
+                                              out_cols, label, MAX_REPORTED_MISMATCHES, stderr);
     verify_slack(m, row, label);
     row->checked = 1;
 }
@@ -209,7 +230,7 @@ static int time_batch(bench *b, const matrices *m, const report_row *row, int ru
     if (held)
         stream_hold_engage(&b->hold, b->stream);
     for (int i = 0; i < runs; ++i) {
-        poison_output(m->dev_out, m->bytes, b->stream);
+        poison_output((float *)m->dev_out, m->bytes, b->stream);
         l2_flush(&b->flusher, b->stream);
         CUDA_CHECK(cudaEventRecord(b->start[i], b->stream));
         launch_row(b, m, row);
@@ -257,7 +278,7 @@ static void time_row(bench *b, const matrices *m, report_row *row)
     double *ms = (double *)host_alloc((size_t)reps * sizeof *ms);
     poison_output_and_slack(b, m);
     for (int i = 0; i < b->opt.warmup; ++i) {
-        poison_output(m->dev_out, m->bytes, b->stream);
+        poison_output((float *)m->dev_out, m->bytes, b->stream);
         launch_row(b, m, row);
     }
     int batch = HOLD_BATCH_MAX, held = 1;
@@ -322,7 +343,8 @@ static void matrices_open(matrices *m, const shape *s, const bench *b)
     m->shape = *s;
     format_shape(s, m->text, sizeof m->text);
     m->count = s->rows * s->cols;
-    m->bytes = m->count * sizeof(float);
+    m->element_bytes = b->element_bytes;
+    m->bytes = m->count * m->element_bytes;
 
     char what[SHAPE_TEXT_MAX + 16];
     snprintf(what, sizeof what, "the %s matrix", m->text);
@@ -330,16 +352,21 @@ static void matrices_open(matrices *m, const shape *s, const bench *b)
     require_device_memory(bytes_needed(2, m->bytes, 2 * BUFFER_PAD_BYTES + slack), what);
     require_host_memory(bytes_needed(3, m->bytes, 0), what);
 
-    m->host_in = (float *)host_alloc(m->bytes);
-    m->host_expected = (float *)host_alloc(m->bytes);
-    m->host_got = (float *)host_alloc_pinned(m->bytes, &m->host_got_pinned);
+    m->host_in = host_alloc(m->bytes);
+    m->host_expected = host_alloc(m->bytes);
+    m->host_got = host_alloc_pinned(m->bytes, &m->host_got_pinned);
     CUDA_CHECK(cudaMalloc(&m->dev_in_base, m->bytes + BUFFER_PAD_BYTES));
     CUDA_CHECK(cudaMalloc(&m->dev_out_base, m->bytes + BUFFER_PAD_BYTES));
-    m->dev_in = (float *)m->dev_in_base + s->offset;
-    m->dev_out = (float *)m->dev_out_base + s->offset;
+    m->dev_in = (char *)m->dev_in_base + s->offset * m->element_bytes;
+    m->dev_out = (char *)m->dev_out_base + s->offset * m->element_bytes;
 
-    fill_random(m->host_in, m->count, b->opt.seed);
-    transpose_reference(m->host_in, m->host_expected, s->rows, s->cols);
+    if (m->element_bytes == 2) {
+        fill_random_16((uint16_t *)m->host_in, m->count, b->opt.seed);
+        transpose_reference_16((const uint16_t *)m->host_in, (uint16_t *)m->host_expected, s->rows, s->cols);
+    } else {
+        fill_random((float *)m->host_in, m->count, b->opt.seed);
+        transpose_reference((const float *)m->host_in, (float *)m->host_expected, s->rows, s->cols);
+    }
     CUDA_CHECK(cudaMemcpy(m->dev_in, m->host_in, m->bytes, cudaMemcpyHostToDevice));
 }
 
@@ -368,6 +395,8 @@ static int make_rows(const bench *b, const shape *s, report_row *rows)
         rows[n++] =
             (report_row){.kind = ROW_COPY_KERNEL, .name = "copy_kernel", .label = "copy kernel"};
         rows[n] = (report_row){.kind = ROW_CUBLAS, .name = "cublas", .label = "cublasSgeam"};
+        if (b->element_bytes == 2)
+            snprintf(rows[n].label, sizeof rows[n].label, "cublasLtMatrixTransform");
         if (!cublas_shape_supported(s->rows, s->cols))
             snprintf(rows[n].skip_reason, sizeof rows[n].skip_reason,
                      "cuBLAS takes int dimensions: rows and cols must be at most 2147483647");
@@ -376,8 +405,11 @@ static int make_rows(const bench *b, const shape *s, report_row *rows)
     for (int i = b->first_variant; i <= b->last_variant; ++i) {
         const kernel_variant *v = &b->step->variants[i];
         report_row *row = &rows[n++];
-        *row = (report_row){
-            .kind = ROW_VARIANT, .name = v->name, .launch = v->launch, .output = v->output};
+        *row = (report_row){.kind = ROW_VARIANT,
+                            .name = v->name,
+                            .launch = v->launch,
+                            .launch16 = v->launch16,
+                            .output = v->output};
         snprintf(row->label, sizeof row->label, "%s %s", b->step->number, v->name);
         gpu_too_old(&b->gpu, v->min_cc, row->skip_reason, sizeof row->skip_reason);
     }
@@ -449,6 +481,8 @@ static void bench_open(bench *b)
         CUDA_CHECK(cudaEventCreate(&b->stop[i]));
     }
     b->cublas = cublas_open(b->stream);
+    if (b->element_bytes == 2)
+        b->cublas_lt = cublas_lt_open();
 }
 
 /** @brief Free everything bench_open() made. */
@@ -456,6 +490,8 @@ static void bench_close(bench *b)
 {
     if (!b->opt.check_only) {
         cublasDestroy(b->cublas);
+        if (b->cublas_lt != NULL)
+            cublas_lt_close(b->cublas_lt);
         for (int i = 0; i < HOLD_BATCH_MAX; ++i) {
             CUDA_CHECK(cudaEventDestroy(b->start[i]));
             CUDA_CHECK(cudaEventDestroy(b->stop[i]));
@@ -512,7 +548,7 @@ static int select_variants(bench *b)
 static int handle_command_line(int argc, char **argv, bench *b)
 {
     char err[320];
-    if (parse_options(argc, argv, &b->opt, err, sizeof err) != 0) {
+    if (parse_step_options(argc, argv, b->element_bytes, &b->opt, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s (see %s --help)\n", err, argv[0]);
         return EXIT_USAGE;
     }
@@ -537,6 +573,17 @@ static int handle_command_line(int argc, char **argv, bench *b)
                 b->step->number, b->step->variants[0].name);
         return EXIT_USAGE;
     }
+    for (int i = 0; i < b->step->variant_count; ++i) {
+        const kernel_variant *v = &b->step->variants[i];
+        const int missing = b->element_bytes == 2 ? v->launch16 == NULL : v->launch == NULL;
+        if (missing) {
+            fprintf(stderr,
+                    "error: step %s is a step of %s elements, but its variant %s has no launcher for them: %s\n",
+                    b->step->number, step_element_name(b->step), v->name,
+                    b->element_bytes == 2 ? "write it with variant16()" : "give it a float launcher");
+            return EXIT_USAGE;
+        }
+    }
     if (b->step->variant_count > MAX_ROWS - BASELINE_ROWS) {
         fprintf(stderr,
                 "error: step %s declares %d variants, but a report holds at most %d "
@@ -552,6 +599,7 @@ int run_step(int argc, char **argv, const step_desc *step)
     bench b;
     memset(&b, 0, sizeof b);
     b.step = step;
+    b.element_bytes = step_element_bytes(step);
     const int early_exit = handle_command_line(argc, argv, &b);
     if (early_exit >= 0)
         return early_exit;

@@ -22,6 +22,7 @@
 #define TRANSPOSE_HARNESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "check.h"
@@ -44,6 +45,17 @@ extern "C" {
 typedef size_t (*transpose_launcher)(const float *in, float *out,
                                      size_t rows, size_t cols,
                                      cudaStream_t stream);
+
+/**
+ * @brief The same for a step of 2-byte elements (bf16, fp16): @p in and
+ *        @p out hold the elements' bits, which a transpose moves unchanged.
+ *
+ * The pointers are 2-byte aligned; `--offset E` starts both matrices E
+ * elements (0-7) past a 16-byte boundary.
+ */
+typedef size_t (*transpose_launcher_16)(const uint16_t *in, uint16_t *out,
+                                        size_t rows, size_t cols,
+                                        cudaStream_t stream);
 
 /**
  * @brief One-time preparation before the first launch, outside every timed
@@ -85,10 +97,28 @@ typedef struct kernel_variant {
      */
 #ifdef __cplusplus
     variant_output output = OUTPUT_TRANSPOSE;
+    /** The launcher of a step of 2-byte elements (STEP_DEFINE_16()), whose `launch` is NULL. */
+    transpose_launcher_16 launch16 = nullptr;
 #else
     enum variant_output output;
+    /** The launcher of a step of 2-byte elements; NULL in a float32 step. */
+    transpose_launcher_16 launch16;
 #endif
 } kernel_variant;
+
+#ifdef __cplusplus
+/**
+ * @brief A variant of a step of 2-byte elements: write
+ *        `variant16("name", "summary", launcher)` in the step's table.
+ */
+static inline kernel_variant variant16(const char *name, const char *summary, transpose_launcher_16 launch,
+                                       int min_cc = ANY_GPU, variant_output output = OUTPUT_TRANSPOSE)
+{
+    kernel_variant v = {name, summary, nullptr, min_cc, output};
+    v.launch16 = launch;
+    return v;
+}
+#endif
 
 /** @brief Number of entries of a variant table (a true array, not a pointer). */
 #define VARIANT_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
@@ -103,7 +133,23 @@ typedef struct step_desc {
                                             and must be a transpose (::OUTPUT_TRANSPOSE) */
     int variant_count;                 /**< number of entries in @p variants */
     step_setup_hook setup;             /**< called once before the first launch; may be NULL */
+    size_t element_bytes;              /**< 4 (float32, STEP_DEFINE()) or 2 (STEP_DEFINE_16()) */
 } step_desc;
+
+/**
+ * @brief Bytes per element of @p step: its element_bytes, or 4 (float32)
+ *        where a ::step_desc written by hand leaves it 0.
+ */
+static inline size_t step_element_bytes(const step_desc *step)
+{
+    return step->element_bytes != 0 ? step->element_bytes : sizeof(float);
+}
+
+/** @brief "float32" or "16-bit": what the report calls the elements of @p step. */
+static inline const char *step_element_name(const step_desc *step)
+{
+    return step_element_bytes(step) == 2 ? "16-bit" : "float32";
+}
 
 /**
  * @brief Run a whole step program: parse the command line, check every
@@ -133,19 +179,25 @@ int run_step(int argc, char **argv, const step_desc *step);
  * @param title    one line: what this step does (the README's step table shows it)
  * @param variants the step's ::kernel_variant table; the first is the default
  * @param setup    a ::step_setup_hook, or NULL
+ * @param element_bytes 4 for float32 (STEP_DEFINE()), 2 for 16-bit elements (STEP_DEFINE_16())
  *
  * The number and name come from the directory through the Makefile.
  */
 #if !defined(STEP_NUMBER) || !defined(STEP_NAME)
-#define STEP_DEFINE(title, variants, setup)                                                      \
+#define STEP_DEFINE_ELEMENTS(title, variants, setup, element_bytes)                              \
     static_assert(false, "build steps with make: it sets STEP_NUMBER and STEP_NAME from the " \
                          "step's directory")
 #else
-#define STEP_DEFINE(title, variants, setup)                                                     \
-    extern "C" const step_desc HARNESS_CAT(step, STEP_NUMBER) = {                              \
-        HARNESS_STR(STEP_NUMBER), STEP_NAME, title, variants, VARIANT_COUNT(variants), setup}; \
+#define STEP_DEFINE_ELEMENTS(title, variants, setup, element_bytes)                          \
+    extern "C" const step_desc HARNESS_CAT(step, STEP_NUMBER) = {                           \
+        HARNESS_STR(STEP_NUMBER), STEP_NAME, title, variants, VARIANT_COUNT(variants), setup, \
+        element_bytes};                                                                      \
     STEP_MAIN(HARNESS_CAT(step, STEP_NUMBER))
 #endif
+/** @brief STEP_DEFINE() of a float32 step: every step up to the float32 answer. */
+#define STEP_DEFINE(title, variants, setup) STEP_DEFINE_ELEMENTS(title, variants, setup, sizeof(float))
+/** @brief STEP_DEFINE() of a step of 2-byte elements, whose variants are variant16()s. */
+#define STEP_DEFINE_16(title, variants, setup) STEP_DEFINE_ELEMENTS(title, variants, setup, sizeof(uint16_t))
 
 /**
  * @brief Define main() for a program that runs @p desc.

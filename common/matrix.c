@@ -94,8 +94,68 @@ size_t verify_transpose(const float *expected, const float *got, size_t out_rows
     return mismatches;
 }
 
-double transpose_gbps(size_t rows, size_t cols, double ms)
+uint16_t random_value_16(uint64_t seed, size_t index)
 {
-    const double bytes = 2.0 * (double)rows * (double)cols * (double)sizeof(float);
+    const uint64_t h = mix64(mix64(seed) ^ (uint64_t)index);
+    const uint16_t sign = (uint16_t)((h >> 63) << 15);
+    const uint16_t exponent = (uint16_t)((1 + (h >> 32) % 254) << 7); /**< neither 0 nor 255 */
+    const uint16_t mantissa = (uint16_t)(h & 0x7Fu);
+    const uint16_t bits = (uint16_t)(sign | exponent | mantissa);
+    return bits == POISON_BITS_16 ? (uint16_t)(bits ^ 1u) : bits;
+}
+
+void fill_random_16(uint16_t *m, size_t count, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; ++i)
+        m[i] = random_value_16(seed, i);
+}
+
+void transpose_reference_16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols)
+{
+    const size_t block_rows = (rows + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
+    const size_t block_cols = (cols + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t br = 0; br < block_rows; ++br) {
+        for (size_t bc = 0; bc < block_cols; ++bc) {
+            const size_t row_end = br * REFERENCE_BLOCK + REFERENCE_BLOCK < rows
+                                       ? br * REFERENCE_BLOCK + REFERENCE_BLOCK : rows;
+            const size_t col_end = bc * REFERENCE_BLOCK + REFERENCE_BLOCK < cols
+                                       ? bc * REFERENCE_BLOCK + REFERENCE_BLOCK : cols;
+            for (size_t r = br * REFERENCE_BLOCK; r < row_end; ++r)
+                for (size_t c = bc * REFERENCE_BLOCK; c < col_end; ++c)
+                    out[c * rows + r] = in[r * cols + c];
+        }
+    }
+}
+
+size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
+                           size_t out_cols, const char *label, int max_report, FILE *log)
+{
+    const size_t count = out_rows * out_cols;
+    size_t mismatches = 0;
+#pragma omp parallel for reduction(+ : mismatches) schedule(static)
+    for (size_t i = 0; i < count; ++i)
+        mismatches += expected[i] != got[i];
+
+    int reported = 0;
+    for (size_t i = 0; i < count && mismatches > 0 && reported < max_report; ++i) {
+        if (expected[i] == got[i])
+            continue;
+        /* A bf16 is the top half of a float: widen it to print its value. */
+        fprintf(log, "  %s: output (%zu, %zu): expected %.4g (0x%04X), got %.4g (0x%04X)%s\n",
+                label, i / out_cols, i % out_cols, (double)float_from_bits((uint32_t)expected[i] << 16),
+                (unsigned)expected[i], (double)float_from_bits((uint32_t)got[i] << 16), (unsigned)got[i],
+                got[i] == POISON_BITS_16 ? " [never written]" : "");
+        ++reported;
+    }
+    if (mismatches > (size_t)reported && reported > 0)
+        fprintf(log, "  %s: ... %zu mismatching elements of %zu in all\n", label, mismatches, count);
+    return mismatches;
+}
+
+double transpose_gbps(size_t rows, size_t cols, size_t element_bytes, double ms)
+{
+    const double bytes = 2.0 * (double)rows * (double)cols * (double)element_bytes;
     return bytes / (ms * 1e-3) / 1e9;
 }

@@ -65,11 +65,36 @@ void transpose_reference(const float *in, float *out, size_t rows, size_t cols);
 size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
                         size_t out_cols, const char *label, int max_report, FILE *log);
 
+/** @brief ::POISON_BYTE repeated as the 16-bit pattern of one 2-byte element. */
+#define POISON_BITS_16 0x7F7Fu
+
+/**
+ * @brief The 2-byte input element at @p index, as bf16 bits: a random sign,
+ *        exponent (neither all zeros nor all ones) and 7-bit mantissa, so a
+ *        finite, normal, non-zero bf16 with about 2^16 distinct values, and
+ *        never ::POISON_BITS_16.
+ */
+uint16_t random_value_16(uint64_t seed, size_t index);
+
+/** @brief Fill @p m[0..count) with random_value_16(seed, i). */
+void fill_random_16(uint16_t *m, size_t count, uint64_t seed);
+
+/** @brief transpose_reference() for 2-byte elements. */
+void transpose_reference_16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols);
+
+/**
+ * @brief verify_transpose() for 2-byte elements: the values are printed as
+ *        the bf16 they hold, with their bits.
+ */
+size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
+                           size_t out_cols, const char *label, int max_report, FILE *log);
+
 /**
  * @brief Effective bandwidth of a transpose in GB/s (1e9 bytes per second):
- *        every element is read once and written once, 2 * rows * cols * 4 bytes.
+ *        every element is read once and written once,
+ *        2 * rows * cols * @p element_bytes bytes.
  */
-double transpose_gbps(size_t rows, size_t cols, double ms);
+double transpose_gbps(size_t rows, size_t cols, size_t element_bytes, double ms);
 
 #ifdef __cplusplus
 }

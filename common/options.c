@@ -32,6 +32,7 @@ void options_defaults(options *opt)
     opt->warmup = DEFAULT_WARMUP;
     opt->seed = DEFAULT_SEED;
     opt->flush = FLUSH_READ;
+    opt->max_offset = MAX_OFFSET;
 }
 
 int parse_size(const char *text, size_t *value)
@@ -103,7 +104,8 @@ static int parse_flush(const char *text, flush_method *method)
     return -1;
 }
 
-int parse_shape(const char *text, shape *out)
+/** @brief parse_shape() with offsets up to @p max_offset. */
+static int parse_shape_upto(const char *text, int max_offset, shape *out)
 {
     char item[SHAPE_TEXT_MAX];
     if (text == NULL || strlen(text) >= sizeof item)
@@ -122,11 +124,16 @@ int parse_shape(const char *text, shape *out)
     int offset = 0;
     if (parse_size(item, &parsed.rows) != 0 || parse_size(cols_text, &parsed.cols) != 0)
         return -1;
-    if (offset_text != NULL && parse_int_in(offset_text, 0, MAX_OFFSET, &offset) != 0)
+    if (offset_text != NULL && parse_int_in(offset_text, 0, max_offset, &offset) != 0)
         return -1;
     parsed.offset = (size_t)offset;
     *out = parsed;
     return 0;
+}
+
+int parse_shape(const char *text, shape *out)
+{
+    return parse_shape_upto(text, MAX_OFFSET, out);
 }
 
 int shape_fits_size_t(const shape *s)
@@ -151,18 +158,19 @@ static void explain_too_large(const shape *s, char *err, size_t err_len)
 }
 
 /** @brief Parse one item of a `--shapes` list, @p length characters at @p item. */
-static int parse_shape_item(const char *item, size_t length, shape *out, char *err, size_t err_len)
+static int parse_shape_item(const char *item, size_t length, int max_offset, shape *out, char *err,
+                            size_t err_len)
 {
     char text[SHAPE_TEXT_MAX];
     if (length < sizeof text) {
         memcpy(text, item, length);
         text[length] = '\0';
     }
-    if (length >= sizeof text || parse_shape(text, out) != 0) {
+    if (length >= sizeof text || parse_shape_upto(text, max_offset, out) != 0) {
         snprintf(err, err_len,
                  "--shapes item '%.*s' is not ROWSxCOLS or ROWSxCOLS+OFFSET "
                  "(positive integers, OFFSET 0-%d)",
-                 length > 60 ? 60 : (int)length, item, MAX_OFFSET);
+                 length > 60 ? 60 : (int)length, item, max_offset);
         return -1;
     }
     if (!shape_fits_size_t(out)) {
@@ -186,7 +194,7 @@ static int parse_shape_list(const char *list, options *opt, char *err, size_t er
                      MAX_SHAPES);
             return -1;
         }
-        if (parse_shape_item(item, length, &opt->shapes[count], err, err_len) != 0)
+        if (parse_shape_item(item, length, opt->max_offset, &opt->shapes[count], err, err_len) != 0)
             return -1;
         ++count;
         if (comma == NULL)
@@ -223,7 +231,7 @@ static int takes_value(const char *flag)
 }
 
 /** @brief What a good value of @p flag looks like, for the error message. */
-static const char *expected_value(const char *flag)
+static const char *expected_value(const char *flag, const options *opt)
 {
     if (strcmp(flag, "--reps") == 0)
         return "an integer from 1 to 100000";
@@ -232,7 +240,7 @@ static const char *expected_value(const char *flag)
     if (strcmp(flag, "--seed") == 0)
         return "a non-negative integer";
     if (strcmp(flag, "--offset") == 0)
-        return "an integer from 0 to 3";
+        return opt->max_offset == 7 ? "an integer from 0 to 7" : "an integer from 0 to 3";
     if (strcmp(flag, "--flush") == 0)
         return "read, write or none";
     return "a positive integer";
@@ -254,7 +262,7 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         ok = parse_size(value, &given->single.cols) == 0;
     } else if (strcmp(flag, "--offset") == 0) {
         given->single_given = 1;
-        ok = parse_int_in(value, 0, MAX_OFFSET, &offset) == 0;
+        ok = parse_int_in(value, 0, opt->max_offset, &offset) == 0;
         given->single.offset = (size_t)offset;
     } else if (strcmp(flag, "--reps") == 0) {
         ok = parse_int_in(value, 1, 100000, &opt->reps) == 0;
@@ -268,7 +276,7 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         opt->variant = value;
     }
     if (!ok)
-        snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag));
+        snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag, opt));
     return ok ? 0 : -1;
 }
 
@@ -294,7 +302,14 @@ static int settle_shapes(options *opt, const shape_flags *given, char *err, size
 
 int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len)
 {
+    return parse_step_options(argc, argv, sizeof(float), opt, err, err_len);
+}
+
+int parse_step_options(int argc, char **argv, size_t element_bytes, options *opt, char *err,
+                       size_t err_len)
+{
     options_defaults(opt);
+    opt->max_offset = (int)(16 / element_bytes) - 1;
     shape_flags given = {.single = opt->shapes[0], .single_given = 0, .list_given = 0};
     for (int i = 1; i < argc; ++i) {
         const char *flag = argv[i];
@@ -314,12 +329,12 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len
     return settle_shapes(opt, &given, err, err_len);
 }
 
-void print_options_help(FILE *out)
+void print_options_help(FILE *out, size_t element_bytes)
 {
     fprintf(out,
             "  --rows M         rows of the input matrix (default %d)\n"
             "  --cols N         columns of the input matrix (default %d)\n"
-            "  --offset E       start both matrices E floats (0-3) past a 16-byte boundary,\n"
+            "  --offset E       start both matrices E %s (0-%d) past a 16-byte boundary,\n"
             "                   to test misaligned pointers\n"
             "  --shapes LIST    run every shape of a comma-separated list of ROWSxCOLS or\n"
             "                   ROWSxCOLS+OFFSET, e.g. 1x1,33x4097+1,5000000x3 (instead of\n"
@@ -339,5 +354,6 @@ void print_options_help(FILE *out)
             "  --help           this text\n"
             "Exit codes: 0 all results bit-exact, 1 a wrong result, 2 bad command line,\n"
             "            3 environment (no GPU or driver, too little memory, CUDA failure).\n",
-            DEFAULT_ROWS, DEFAULT_COLS, MAX_SHAPES, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED);
+            DEFAULT_ROWS, DEFAULT_COLS, element_bytes == sizeof(float) ? "floats" : "elements",
+            (int)(16 / element_bytes) - 1, MAX_SHAPES, DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_SEED);
 }

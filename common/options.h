@@ -61,6 +61,7 @@ typedef struct options {
     int help;                 /**< print usage and exit (`--help`) */
     int list_variants;        /**< list the step's kernels and exit (`--list-variants`) */
     const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
+    int max_offset;           /**< largest offset the step takes: 3 floats, or 7 2-byte elements */
 } options;
 
 /** @brief Fill @p opt with the defaults above: one 8192 x 8192 shape, L2 flushed by reading. */
@@ -81,6 +82,14 @@ void options_defaults(options *opt);
  * @return 0 on success, -1 on a bad command line (see @p err)
  */
 int parse_options(int argc, char **argv, options *opt, char *err, size_t err_len);
+
+/**
+ * @brief parse_options() for a step of @p element_bytes bytes an element:
+ *        offsets run from 0 to 16 / element_bytes - 1 (3 for float32, 7 for
+ *        2-byte elements), every alignment inside a 16-byte vector.
+ */
+int parse_step_options(int argc, char **argv, size_t element_bytes, options *opt, char *err,
+                       size_t err_len);
 
 /**
  * @brief Parse a size: a decimal integer in [1, SIZE_MAX] with no sign,
@@ -115,7 +124,7 @@ void format_shape(const shape *s, char *out, size_t out_len);
 const char *flush_method_name(flush_method method);
 
 /** @brief Print the options shared by every program (not the step's variants). */
-void print_options_help(FILE *out);
+void print_options_help(FILE *out, size_t element_bytes);
 
 #ifdef __cplusplus
 }

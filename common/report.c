@@ -70,7 +70,7 @@ void print_usage(FILE *out, const char *program, const step_desc *step)
 {
     fprintf(out, "Step %s (%s): %s\n\nUsage: %s [options]\n\nOptions:\n", step->number, step->name,
             step->title, program);
-    print_options_help(out);
+    print_options_help(out, step_element_bytes(step));
     fprintf(out, "CSV columns: %s\n", CSV_HEADER);
     fprintf(out, "\nKernels of this step (--variant NAME; the first is the default):\n");
     for (int i = 0; i < step->variant_count; ++i) {
@@ -104,14 +104,16 @@ void print_table_header(FILE *out, const step_desc *step, const gpu_info *gpu, c
 }
 
 /** @brief The shape lines above a table. */
-static void print_shape_lines(FILE *out, const shape *s)
+static void print_shape_lines(FILE *out, const shape *s, const step_desc *step)
 {
-    fprintf(out, "\nShape    %zu x %zu floats in, %zu x %zu out (%.1f MiB each way)\n", s->rows,
-            s->cols, s->cols, s->rows,
-            (double)s->rows * (double)s->cols * sizeof(float) / (1024.0 * 1024.0));
+    const size_t element_bytes = step_element_bytes(step);
+    const char *unit = element_bytes == sizeof(float) ? "float" : "element";
+    fprintf(out, "\nShape    %zu x %zu %ss in, %zu x %zu out (%.1f MiB each way)\n", s->rows, s->cols,
+            unit, s->cols, s->rows,
+            (double)s->rows * (double)s->cols * (double)element_bytes / (1024.0 * 1024.0));
     if (s->offset != 0)
-        fprintf(out, "Offset   both matrices start %zu float%s past a 16-byte boundary\n",
-                s->offset, s->offset == 1 ? "" : "s");
+        fprintf(out, "Offset   both matrices start %zu %s%s past a 16-byte boundary\n", s->offset, unit,
+                s->offset == 1 ? "" : "s");
 }
 
 /** @brief One table line: a row that was not timed shows dashes and, if skipped, why. */
@@ -133,7 +135,8 @@ static void print_table_row(FILE *out, const report *r, const report_row *row, d
         snprintf(pct, sizeof pct, "%.1f%%", 100.0 * copy_ms / row->median_ms);
     fprintf(out, "%-24s %12s %10.4f %10.4f %9.1f %10s %10s  %s\n", row->label, threads,
             row->median_ms, row->min_ms,
-            transpose_gbps(r->shape->rows, r->shape->cols, row->median_ms), pct, vs_blas,
+            transpose_gbps(r->shape->rows, r->shape->cols, step_element_bytes(r->step), row->median_ms), pct,
+            vs_blas,
             row_check_word(row));
 }
 
@@ -150,7 +153,7 @@ static void print_bound_notes(FILE *out, const report *r)
 
 void print_table(FILE *out, const report *r)
 {
-    print_shape_lines(out, r->shape);
+    print_shape_lines(out, r->shape, r->step);
     const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
     fprintf(out, "\n%-24s %12s %10s %10s %9s %10s %10s  %s\n", "kernel", "threads", "median ms",
             "min ms", "GB/s", "% of copy", "vs cuBLAS", "check");
@@ -179,7 +182,7 @@ static void print_csv_timing(FILE *out, const report *r, const report_row *row)
         return;
     }
     fprintf(out, "%.6f,%.6f,%.1f,", row->median_ms, row->min_ms,
-            transpose_gbps(r->shape->rows, r->shape->cols, row->median_ms));
+            transpose_gbps(r->shape->rows, r->shape->cols, step_element_bytes(r->step), row->median_ms));
     if (copy_ms > 0.0)
         fprintf(out, "%.2f", 100.0 * copy_ms / row->median_ms);
     fputc(',', out);

@@ -45,6 +45,7 @@ typedef struct report_row {
     const char *name;           /**< the CSV's `kernel` column */
     char label[64];             /**< the table's first column */
     transpose_launcher launch;  /**< for ::ROW_VARIANT only */
+    transpose_launcher_16 launch16;  /**< the same, in a step of 2-byte elements */
     enum variant_output output; /**< for ::ROW_VARIANT only: what it writes (a bound copies) */
     char skip_reason[96];       /**< why it was not run, or empty: then it is SKIP */
     size_t threads;             /**< threads launched, 0 if not known */

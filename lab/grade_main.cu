@@ -51,11 +51,14 @@ static const step_desc &grader(void)
 {
     const kernel_variant &reference = HARNESS_CAT(solution_, EXERCISE);
     const step_desc &step = HARNESS_CAT(step, EXERCISE);
-    static const kernel_variant variants[] = {
+    static kernel_variant variants[] = {
         {"student", STUDENT.summary, STUDENT.launch, STUDENT.min_cc},
         {"reference", reference.summary, reference.launch, reference.min_cc},
         {"step", step.variants[0].summary, step.variants[0].launch, step.variants[0].min_cc},
     };
+    variants[0].launch16 = STUDENT.launch16;   // a step of 2-byte elements launches these
+    variants[1].launch16 = reference.launch16;
+    variants[2].launch16 = step.variants[0].launch16;
     static const step_desc desc = {
         HARNESS_STR(EXERCISE),
         step.name,
@@ -63,6 +66,7 @@ static const step_desc &grader(void)
         variants,
         VARIANT_COUNT(variants),
         step.setup,
+        step.element_bytes,
     };
     return desc;
 }

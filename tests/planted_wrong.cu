@@ -126,6 +126,7 @@ extern "C" const step_desc planted = {
     planted_variants,
     VARIANT_COUNT(planted_variants),
     NULL,
+    sizeof(float),
 };
 
 STEP_MAIN(planted)

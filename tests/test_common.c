@@ -434,10 +434,10 @@ static report_row timed_row(row_kind kind, const char *name, double median, size
 
 /* C names all five members; in C++ (the step files) four mean a transpose. */
 static const kernel_variant fake_variants[] = {
-    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE},
-    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE},
+    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
+    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE, NULL},
 };
-static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL};
+static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL, sizeof(float)};
 
 static void test_report_csv(void)
 {
@@ -575,10 +575,10 @@ static void test_copy_checked_as_copy(void)
 static void test_default_must_transpose(void)
 {
     static const kernel_variant copy_first[] = {
-        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY},
-        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE},
+        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY, NULL},
+        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
     };
-    const step_desc step = {"05", "fake", "A fake step", copy_first, 2, NULL};
+    const step_desc step = {"05", "fake", "A fake step", copy_first, 2, NULL, sizeof(float)};
     char *argv[] = {(char *)"prog", (char *)"--check-only", (char *)"--shapes", (char *)"1x1",
                     NULL};
     fflush(stdout); /* its one error line on stderr must not split a line of ours */
@@ -626,11 +626,13 @@ static void test_bandwidth(void)
 {
     /* 1024 x 1024 floats read and written: 2 * 2^20 * 4 = 8,388,608 bytes.
      * In 1 ms that is 8.388608e9 B/s = 8.388608 GB/s. */
-    expect(fabs(transpose_gbps(1024, 1024, 1.0) - 8.388608) < 1e-9, "bandwidth: 1024^2 in 1 ms");
+    expect(fabs(transpose_gbps(1024, 1024, 4, 1.0) - 8.388608) < 1e-9, "bandwidth: 1024^2 in 1 ms");
     /* 32768^2: 2 * 2^30 * 4 = 8,589,934,592 bytes in 2 ms = 4294.967296 GB/s. */
-    expect(fabs(transpose_gbps(32768, 32768, 2.0) - 4294.967296) < 1e-6,
+    expect(fabs(transpose_gbps(32768, 32768, 4, 2.0) - 4294.967296) < 1e-6,
            "bandwidth: 32768^2 in 2 ms");
-    expect(fabs(transpose_gbps(1, 1, 1.0) - 8e-6) < 1e-15, "bandwidth: 1x1 in 1 ms is 8 bytes");
+    expect(fabs(transpose_gbps(1, 1, 4, 1.0) - 8e-6) < 1e-15, "bandwidth: 1x1 in 1 ms is 8 bytes");
+    expect(fabs(transpose_gbps(1024, 1024, 2, 1.0) - 4.194304) < 1e-9,
+           "bandwidth: 1024^2 2-byte elements in 1 ms move half the bytes");
 
     double odd[] = {5, 1, 3};
     double even[] = {4, 1, 3, 2};
@@ -662,6 +664,70 @@ static void test_random_values(void)
     expect(neighbours_differ, "random: neighbouring elements differ");
 }
 
+/* ------------------------------------------------------------ 2-byte elements */
+
+static void test_16_bit_elements(void)
+{
+    /* The reference moves 2-byte elements as it moves floats. */
+    const uint16_t in[6] = {1, 2, 3, 4, 5, 6};
+    const uint16_t want[6] = {1, 4, 2, 5, 3, 6};
+    uint16_t out[6] = {0};
+    transpose_reference_16(in, out, 2, 3);
+    expect(memcmp(out, want, sizeof want) == 0, "16-bit: reference, 2x3 by hand");
+
+    enum { ROWS = 67, COLS = 131, N = ROWS * COLS };
+    static uint16_t a[N], t[N], back[N];
+    fill_random_16(a, N, 7);
+    transpose_reference_16(a, t, ROWS, COLS);
+    transpose_reference_16(t, back, COLS, ROWS);
+    int definition = 1;
+    for (size_t r = 0; r < ROWS; ++r)
+        for (size_t c = 0; c < COLS; ++c)
+            definition &= t[c * ROWS + r] == a[r * COLS + c];
+    expect(definition && memcmp(a, back, sizeof a) == 0,
+           "16-bit: reference across 64-element blocks, and twice is the identity");
+
+    /* Inputs: finite, normal, non-zero bf16, never the poison, and the seed matters. */
+    int normal = 1, never_poison = 1, distinct_neighbours = 0;
+    for (size_t i = 0; i < 100000; ++i) {
+        const uint16_t v = random_value_16(11, i);
+        const unsigned exponent = (v >> 7) & 0xFFu;
+        normal &= exponent != 0 && exponent != 0xFF;
+        never_poison &= v != POISON_BITS_16;
+        distinct_neighbours += v != random_value_16(11, i + 1);
+    }
+    expect(normal, "16-bit: random values are finite, normal and non-zero bf16");
+    expect(never_poison, "16-bit: never the poison pattern");
+    expect(distinct_neighbours > 99900, "16-bit: neighbouring elements almost always differ");
+    expect(random_value_16(1, 99) != random_value_16(2, 99) || random_value_16(1, 98) != random_value_16(2, 98),
+           "16-bit: the seed changes the values");
+
+    /* The verifier: one flipped bit, and one element never written. */
+    FILE *log = tmpfile();
+    char text[2048];
+    memcpy(back, t, sizeof back);
+    back[5 * ROWS + 3] ^= 1u;
+    back[N - 1] = POISON_BITS_16;
+    const size_t bad = verify_transpose_16(t, back, COLS, ROWS, "k", 8, log);
+    read_back(log, text, sizeof text);
+    expect(bad == 2, "16-bit: verifier catches one flipped bit and one unwritten element");
+    expect(strstr(text, "(5, 3)") != NULL && strstr(text, "never written") != NULL,
+           "16-bit: verifier names the element and marks the unwritten one");
+    expect(verify_transpose_16(t, t, COLS, ROWS, "k", 8, stderr) == 0, "16-bit: identical matrices pass");
+
+    /* Offsets: every 2-byte place in a 16-byte vector, 0-7; a float32 step keeps 0-3. */
+    options opt;
+    char err[320];
+    char *seven[] = {(char *)"prog", (char *)"--shapes", (char *)"5x7+7"};
+    char *eight[] = {(char *)"prog", (char *)"--offset", (char *)"8"};
+    expect(parse_step_options(3, seven, 2, &opt, err, sizeof err) == 0 && opt.shapes[0].offset == 7,
+           "16-bit: a step of 2-byte elements takes offset 7");
+    expect(parse_step_options(3, eight, 2, &opt, err, sizeof err) != 0 && strstr(err, "0 to 7") != NULL,
+           "16-bit: offset 8 is refused, naming 0 to 7");
+    expect(parse_step_options(3, seven, 4, &opt, err, sizeof err) != 0 && strstr(err, "OFFSET 0-3") != NULL,
+           "16-bit: a float32 step still refuses offset 7");
+}
+
 int main(void)
 {
     test_reference_by_hand();
@@ -685,5 +751,6 @@ int main(void)
     test_variant_list();
     test_bandwidth();
     test_random_values();
+    test_16_bit_elements();
     return failures == 0 ? 0 : 1;
 }
