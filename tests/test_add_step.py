@@ -27,6 +27,7 @@ from conftest import BUILD, CPUS, ROOT, assert_exit, clean_env, first_lines, tag
 pytestmark = pytest.mark.addstep
 
 EXAMPLE = "docs/examples/minimal_step.cu"
+EXAMPLE_16 = "docs/examples/minimal_step_16.cu"  # the same for 2-byte elements
 MAKE = ["make", "-s", "--no-print-directory", "BUILD=build", f"-j{CPUS}"]  # the copy's build folder, not ours
 GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@localhost", "-c", "commit.gpgsign=false"]
 
@@ -121,10 +122,11 @@ def test_a_copied_step_folder_is_a_new_step(tmp_path, subtests):
         assert status.stdout.strip() == f"?? steps/{number}_probe/", f"git status: {first_lines(status.stdout)}"
 
 
-@pytest.fixture(scope="module")
-def minimal(tmp_path_factory) -> tuple[Path, str, subprocess.CompletedProcess]:
-    """A copy of its own with the minimal example in steps/MM_minimal/, and make stepMM's result."""
-    root, number, _ = copy_with_a_new_step(tmp_path_factory.mktemp("minimal_step"), "minimal", EXAMPLE)
+@pytest.fixture(scope="module", params=[EXAMPLE, EXAMPLE_16])
+def minimal(request, tmp_path_factory) -> tuple[Path, str, subprocess.CompletedProcess]:
+    """A copy of its own with a minimal example (float32, then 2-byte elements) in steps/MM_minimal/,
+    and make stepMM's result."""
+    root, number, _ = copy_with_a_new_step(tmp_path_factory.mktemp("minimal_step"), "minimal", request.param)
     return root, number, in_copy(root, *MAKE, f"step{number}")
 
 
