@@ -65,10 +65,12 @@ def test_compute_sanitizer(step, tool):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
 
 
-def test_planted_wrong_kernels_are_caught(subtests):
-    """The checker can fail: every variant of tests/planted_wrong but `correct` is wrong."""
-    planted = BUILD / "tests" / "planted_wrong"
-    result = run([planted, "--check-only", "--shapes", "33x65"])
+@pytest.mark.parametrize("program", ["planted_wrong", "planted_wrong_16"])
+def test_planted_wrong_kernels_are_caught(program, subtests):
+    """The checker can fail: every variant of tests/planted_wrong (float32) and tests/planted_wrong_16
+    (2-byte elements) but `correct` is wrong."""
+    planted = BUILD / "tests" / program
+    result = run([planted, "--check-only", "--shapes", "33x65,7x5+3"])
     lines = {kernel: (word, why) for word, _step, kernel, _shape, why in RESULT_LINE.findall(result.stdout)}
     for name, min_cc, _role, summary in variants(planted):
         with subtests.test(msg=name):
