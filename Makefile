@@ -78,8 +78,7 @@ step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP
 need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
               test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
 
-TEST_BINS   := $(BUILD)/tests/test_common $(BUILD)/tests/test_tiles $(BUILD)/tests/planted_wrong \
-               $(BUILD)/tests/planted_wrong_16
+TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles planted_wrong planted_wrong_16)
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 .PHONY: all help run diff test docs clean
@@ -175,8 +174,7 @@ $(BUILD)/step%:
 
 $(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
 $(BUILD)/tests/test_tiles: $(BUILD)/obj/tests/test_tiles.cu.o $(COMMON_LIB)
-$(BUILD)/tests/planted_wrong: $(BUILD)/obj/tests/planted_wrong.cu.o $(COMMON_LIB)
-$(BUILD)/tests/planted_wrong_16: $(BUILD)/obj/tests/planted_wrong_16.cu.o $(COMMON_LIB)
+$(BUILD)/tests/planted_wrong $(BUILD)/tests/planted_wrong_16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/%:
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)

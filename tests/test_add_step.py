@@ -124,8 +124,7 @@ def test_a_copied_step_folder_is_a_new_step(tmp_path, subtests):
 
 @pytest.fixture(scope="module", params=[EXAMPLE, EXAMPLE_16])
 def minimal(request, tmp_path_factory) -> tuple[Path, str, subprocess.CompletedProcess]:
-    """A copy of its own with a minimal example (float32, then 2-byte elements) in steps/MM_minimal/,
-    and make stepMM's result."""
+    """A copy of its own with a minimal example (float32, 2-byte) in steps/MM_minimal/, and make stepMM's result."""
     root, number, _ = copy_with_a_new_step(tmp_path_factory.mktemp("minimal_step"), "minimal", request.param)
     return root, number, in_copy(root, *MAKE, f"step{number}")
 

@@ -67,8 +67,7 @@ def test_compute_sanitizer(step, tool):
 
 @pytest.mark.parametrize("program", ["planted_wrong", "planted_wrong_16"])
 def test_planted_wrong_kernels_are_caught(program, subtests):
-    """The checker can fail: every variant of tests/planted_wrong (float32) and tests/planted_wrong_16
-    (2-byte elements) but `correct` is wrong."""
+    """The checker can fail: every variant of tests/planted_wrong and planted_wrong_16 but `correct` is wrong."""
     planted = BUILD / "tests" / program
     result = run([planted, "--check-only", "--shapes", "33x65,7x5+3"])
     lines = {kernel: (word, why) for word, _step, kernel, _shape, why in RESULT_LINE.findall(result.stdout)}
