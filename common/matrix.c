@@ -50,22 +50,51 @@ void fill_random(float *m, size_t count, uint64_t seed)
         m[i] = random_value(seed, i);
 }
 
-void transpose_reference(const float *in, float *out, size_t rows, size_t cols)
+/** @brief One 64 x 64 block of the reference: rows [r0, r1) and columns [c0, c1) of `in`. */
+typedef void (*block_mover)(const void *in, void *out, size_t rows, size_t cols, size_t r0, size_t r1,
+                            size_t c0, size_t c1);
+
+/** @brief A block of 4-byte elements. */
+static void move_block_32(const void *in, void *out, size_t rows, size_t cols, size_t r0, size_t r1,
+                          size_t c0, size_t c1)
+{
+    const uint32_t *from = in;
+    uint32_t *to = out;
+    for (size_t r = r0; r < r1; ++r)
+        for (size_t c = c0; c < c1; ++c)
+            to[c * rows + r] = from[r * cols + c];
+}
+
+/** @brief A block of 2-byte elements. */
+static void move_block_16(const void *in, void *out, size_t rows, size_t cols, size_t r0, size_t r1,
+                          size_t c0, size_t c1)
+{
+    const uint16_t *from = in;
+    uint16_t *to = out;
+    for (size_t r = r0; r < r1; ++r)
+        for (size_t c = c0; c < c1; ++c)
+            to[c * rows + r] = from[r * cols + c];
+}
+
+/** @brief The blocked reference: every 64 x 64 block moved by @p move, the blocks spread over the cores. */
+static void transpose_in_blocks(const void *in, void *out, size_t rows, size_t cols, block_mover move)
 {
     const size_t block_rows = (rows + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
     const size_t block_cols = (cols + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
 #pragma omp parallel for collapse(2) schedule(static)
     for (size_t br = 0; br < block_rows; ++br) {
         for (size_t bc = 0; bc < block_cols; ++bc) {
-            const size_t row_end = br * REFERENCE_BLOCK + REFERENCE_BLOCK < rows
-                                       ? br * REFERENCE_BLOCK + REFERENCE_BLOCK : rows;
-            const size_t col_end = bc * REFERENCE_BLOCK + REFERENCE_BLOCK < cols
-                                       ? bc * REFERENCE_BLOCK + REFERENCE_BLOCK : cols;
-            for (size_t r = br * REFERENCE_BLOCK; r < row_end; ++r)
-                for (size_t c = bc * REFERENCE_BLOCK; c < col_end; ++c)
-                    out[c * rows + r] = in[r * cols + c];
+            const size_t r0 = br * REFERENCE_BLOCK, c0 = bc * REFERENCE_BLOCK;
+            const size_t r1 = r0 + REFERENCE_BLOCK < rows ? r0 + REFERENCE_BLOCK : rows;
+            const size_t c1 = c0 + REFERENCE_BLOCK < cols ? c0 + REFERENCE_BLOCK : cols;
+            move(in, out, rows, cols, r0, r1, c0, c1);
         }
     }
+}
+
+void transpose_reference(const float *in, float *out, size_t rows, size_t cols)
+{
+    transpose_in_blocks(in, out, rows, cols, move_block_32);   /* floats moved as their bits */
 }
 
 size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
@@ -113,20 +142,7 @@ void fill_random_16(uint16_t *m, size_t count, uint64_t seed)
 
 void transpose_reference_16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols)
 {
-    const size_t block_rows = (rows + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
-    const size_t block_cols = (cols + REFERENCE_BLOCK - 1) / REFERENCE_BLOCK;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (size_t br = 0; br < block_rows; ++br) {
-        for (size_t bc = 0; bc < block_cols; ++bc) {
-            const size_t row_end = br * REFERENCE_BLOCK + REFERENCE_BLOCK < rows
-                                       ? br * REFERENCE_BLOCK + REFERENCE_BLOCK : rows;
-            const size_t col_end = bc * REFERENCE_BLOCK + REFERENCE_BLOCK < cols
-                                       ? bc * REFERENCE_BLOCK + REFERENCE_BLOCK : cols;
-            for (size_t r = br * REFERENCE_BLOCK; r < row_end; ++r)
-                for (size_t c = bc * REFERENCE_BLOCK; c < col_end; ++c)
-                    out[c * rows + r] = in[r * cols + c];
-        }
-    }
+    transpose_in_blocks(in, out, rows, cols, move_block_16);
 }
 
 size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
