@@ -9,7 +9,7 @@
  * last with the tiles above and below, which write them at another time.
  * The fix moves each tile's run to start on a sector boundary, so that no
  * sector has two writers: per row of `out` on odd shapes (*sector runs*,
- * sector_runs.cuh: 72 x 64 tiles, 4-byte accesses), or by moving the whole
+ * sector_runs.cuh: 72 x 64 tiles, 16-byte loads, 4-byte stores), or by moving the whole
  * tile grid when both pointers sit the same few floats past alignment (the
  * shifted grid, step 05's idea for tiles). Where rows are whole 16-byte
  * chunks the chunk kernel (any_shape.cuh) moves the tiles 16 bytes at a time.

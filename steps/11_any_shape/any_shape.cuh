@@ -373,7 +373,7 @@ static inline size_t chunks_launch(const float *in, float *out, size_t rows, siz
  *        the matrix: the chunk kernel where every row of both matrices
  *        starts on a 16-byte boundary; the chunk kernel on a shifted grid
  *        where the rows are whole chunks but the pointers are not aligned;
- *        sector runs (steps/11_any_shape/sector_runs.cuh, 4-byte loads and stores)
+ *        sector runs (steps/11_any_shape/sector_runs.cuh, 16-byte loads, 4-byte stores)
  *        everywhere else.
  *
  * Why three: on rows that are whole chunks, 64-float runs of `out` start

@@ -16,7 +16,10 @@
  *
  * The price is on the load side: a tile column now needs rows `64 k` to
  * `64 k + 71` of `in` (up to 7 more than 64, depending on the row of `out`),
- * so the tile is 72 rows tall. Loads and stores are 4 bytes wide.
+ * so the tile is 72 rows tall. Each of those rows is read as the aligned
+ * 16-byte chunks that cover it (17, as step 11's chunk kernel reads a row
+ * that starts mid-chunk), so loads are 16 bytes wide whatever the shape;
+ * stores stay 4 bytes wide, 32 consecutive floats from a sector boundary.
  *
  * The per-thread functions take the thread's index and run on the host too:
  * tests/test_tiles.cu plays a whole block on every shape and alignment.
@@ -38,18 +41,15 @@
 #define SR_ROWS (TILE + SR_SECTOR)
 /** Floats per row of the shared tile: 64 + 1, so that a column read is conflict-free. */
 #define SR_STRIDE (TILE + 1)
-/** Load passes: SR_ROWS x TILE floats, THREADS at a time. */
-#define SR_LOAD_PASSES (SR_ROWS * TILE / THREADS)
 /** Rows of `out` each warp writes: 64 rows, 8 warps. */
 #define SR_ROWS_PER_WARP (TILE / (THREADS / 32))
 
 /**
- * Blocks per multiprocessor for `__launch_bounds__`: 6 x 256 threads leave
- * 40 registers, enough for the 18 floats a thread loads before it stores.
+ * Blocks per multiprocessor for `__launch_bounds__`: 5 x 256 threads leave
+ * 48 registers, enough for the 5 chunks a thread loads before it stores.
  */
-#define SR_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(THREADS) < 6 ? MAX_BLOCKS_PER_SM(THREADS) : 6)
+#define SR_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(THREADS) < 5 ? MAX_BLOCKS_PER_SM(THREADS) : 5)
 
-static_assert(SR_ROWS * TILE % THREADS == 0, "the load passes must cover the tile");
 
 /**
  * @brief The floats from the start of row @p j of `out` to its first sector
@@ -74,43 +74,93 @@ static __host__ __device__ __forceinline__ void sr_run(size_t rows, unsigned lea
     *last = end < rows ? end : rows;
 }
 
-/**
- * @brief Element @p p of thread @p tid's load passes: (@p r, @p c) of the
- *        tile; false if it lies outside the matrix (or the 72 rows).
- */
-static __host__ __device__ __forceinline__ bool sr_load_element(unsigned p, unsigned tid, unsigned height,
-                                                                unsigned width, unsigned *r, unsigned *c)
-{
-    const unsigned e = p * THREADS + tid;
-    *r = e / TILE;
-    *c = e % TILE;   // a warp: 32 consecutive floats of one row
-    return *r < height && *c < width;
-}
-
 /** @brief Rows of `in` the tile at @p row0 loads: 72, or fewer at the matrix's end. */
 static __host__ __device__ __forceinline__ unsigned sr_height(size_t rows, size_t row0)
 {
     return rows - row0 < SR_ROWS ? (unsigned)(rows - row0) : SR_ROWS;
 }
 
+/** Aligned 16-byte chunks that cover 64 floats starting anywhere in a chunk. */
+#define SR_CHUNKS_PER_ROW (TILE / 4 + 1)
+/** Chunk loads per tile: 72 rows of 17 chunks. */
+#define SR_CHUNK_ITEMS (SR_ROWS * SR_CHUNKS_PER_ROW)
+/** Chunk loads per thread: 1224 over 256 threads. */
+#define SR_LOAD_PASSES ((SR_CHUNK_ITEMS + THREADS - 1) / THREADS)
+
+/** @brief One chunk of a tile row, loaded but not yet put in the tile. */
+struct sr_chunk {
+    float4 value;   /**< the 16 bytes */
+    int column;     /**< tile column of value.x: 4k - shift, may be negative */
+    unsigned row;   /**< tile row */
+    bool held;      /**< value is to be put in the tile */
+};
+
+/**
+ * @brief Start load @p p of thread @p tid: chunk k of tile row r, item
+ *        `p * THREADS + tid` = r * 17 + k. The two chunks of the whole
+ *        matrix that stick out of it are read float by float, straight
+ *        into the tile.
+ */
+static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, const float *in, size_t count,
+                                                                  size_t cols, size_t row0, size_t col0,
+                                                                  unsigned height, unsigned width, unsigned p,
+                                                                  unsigned tid)
+{
+    sr_chunk c;
+    c.held = false;
+    const unsigned item = p * THREADS + tid;
+    c.row = item / SR_CHUNKS_PER_ROW;
+    const unsigned k = item % SR_CHUNKS_PER_ROW;
+    if (item >= SR_CHUNK_ITEMS || c.row >= height)
+        return c;
+    const unsigned lead = (unsigned)((uintptr_t)in & 15) / sizeof(float);
+    const float4 *chunks = reinterpret_cast<const float4 *>(in - lead);
+    const size_t flat = (row0 + c.row) * cols + col0 + lead;   // the row's first float, from `chunks`
+    c.column = (int)(k * 4) - (int)(flat % 4);
+    if (c.column >= (int)width)
+        return c;
+    const size_t chunk = flat / 4 + k;
+    if (chunk * 4 >= lead && chunk * 4 + 4 <= lead + count) {
+        c.value = chunks[chunk];   // LDG.E.128
+        c.held = true;
+        return c;
+    }
+    const float *floats = reinterpret_cast<const float *>(chunks);
+    for (unsigned e = 0; e < 4; ++e) {
+        const int col = c.column + (int)e;
+        const size_t at = chunk * 4 + e;
+        if (col >= 0 && col < (int)width && at >= lead && at < lead + count)
+            tile[c.row * SR_STRIDE + col] = floats[at];
+    }
+    return c;
+}
+
 /**
  * @brief Load rows row0 .. row0 + 71 of the tile's 64 columns of `in` (those
- *        inside the matrix) into @p tile, 4 bytes at a time through registers:
- *        all of a thread's loads are issued before the first is stored.
+ *        inside the matrix) into @p tile, 16 bytes at a time: each row as the
+ *        aligned chunks that cover it, every float put at its own column.
+ *        All of a thread's loads are issued before the first is stored.
  */
 static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const float *in, size_t rows, size_t cols,
                                                              size_t row0, size_t col0, unsigned width, unsigned tid)
 {
     const unsigned height = sr_height(rows, row0);
-    float v[SR_LOAD_PASSES];
-    unsigned r, c;
+    sr_chunk c[SR_LOAD_PASSES];
 UNROLL_ON_DEVICE
     for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
-        v[p] = sr_load_element(p, tid, height, width, &r, &c) ? in[(row0 + r) * cols + col0 + c] : 0.0f;
+        c[p] = sr_load_chunk(tile, in, rows * cols, cols, row0, col0, height, width, p, tid);
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
-        if (sr_load_element(p, tid, height, width, &r, &c))
-            tile[r * SR_STRIDE + c] = v[p];
+    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p) {
+        if (!c[p].held)
+            continue;
+        const float v[4] = {c[p].value.x, c[p].value.y, c[p].value.z, c[p].value.w};
+UNROLL_ON_DEVICE
+        for (unsigned e = 0; e < 4; ++e) {
+            const int col = c[p].column + (int)e;
+            if (col >= 0 && col < (int)width)
+                tile[c[p].row * SR_STRIDE + col] = v[e];
+        }
+    }
 }
 
 /**
@@ -147,7 +197,7 @@ static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
 
 /**
  * @brief Transpose in 72 x 64 tiles whose runs of `out` start on sector
- *        boundaries, in column-major tile order, 4 bytes at a time.
+ *        boundaries, in column-major tile order: 16-byte loads, 4-byte stores.
  *        Valid for rows, cols >= 2.
  */
 static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM)
