@@ -65,6 +65,17 @@ step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
 step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
                  -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
+# A step of 2-byte elements (bf16) ends with STEP_DEFINE_16(...), a float32 step with
+# STEP_DEFINE(...); lab/machine.py element_bytes() reads the same line. The answer of each
+# element size is its last step: make peers and make timing-study take ANSWER_32.
+# (The pattern is a variable of its own: make would count its "(" inside a function call.)
+STEP16_LINE := ^[[:space:]]*STEP_DEFINE_16(
+STEP16_SRCS := $(shell grep -l '$(STEP16_LINE)' $(wildcard $(addsuffix /*.cu,$(STEP_DIRS))) /dev/null)
+STEPS_16    := $(foreach f,$(STEP16_SRCS),$(call step_number_of,$(f)))
+STEPS_32    := $(filter-out $(STEPS_16),$(STEP_NUMS))
+ANSWER_32   := $(lastword $(STEPS_32))
+ANSWER_16   := $(lastword $(STEPS_16))
+
 # STEP=5 and STEP=05 name the same step, as EX=5 and EX=05 name the same
 # exercise: a single digit gets its leading zero.
 ifneq ($(filter $(STEP),1 2 3 4 5 6 7 8 9),)
@@ -78,7 +89,7 @@ step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP
 need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
               test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
 
-TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles planted_wrong planted_wrong_16)
+TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles test_tiles16 planted_wrong planted_wrong_16)
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 .PHONY: all help run diff test docs clean
@@ -95,7 +106,7 @@ help: ## list the targets
 	@echo "Steps found under steps/ (make stepNN builds build/stepNN):"
 	@for dir in $(STEP_DIRS); do \
 	    base=$${dir#steps/}; \
-	    title=$$(sed -n 's/^STEP_DEFINE("\(.*\)",.*/\1/p' "$$dir"/*.cu 2>/dev/null | head -n 1); \
+	    title=$$(sed -n 's/^STEP_DEFINE\(_16\)\{0,1\}("\(.*\)",.*/\2/p' "$$dir"/*.cu 2>/dev/null | head -n 1); \
 	    printf '  make %-28s %s\n' "step$${base%%_*}" "$$base$${title:+: $$title}"; \
 	done
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE)), V=1 for full commands."
@@ -173,7 +184,7 @@ $(BUILD)/step%:
 	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
-$(BUILD)/tests/test_tiles: $(BUILD)/obj/tests/test_tiles.cu.o $(COMMON_LIB)
+$(BUILD)/tests/test_tiles $(BUILD)/tests/test_tiles16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/planted_wrong $(BUILD)/tests/planted_wrong_16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/%:
 	@mkdir -p $(@D)

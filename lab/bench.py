@@ -5,7 +5,8 @@
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
-    python3 -m lab.bench --study timing        the old (write) and new (read) L2 flush -> <gpu>-timing.csv
+    python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
+                                               -> <gpu>-timing.csv
 
 Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
 stderr and exit code are kept under build/bench/<gpu>-<study>/, so that --resume
@@ -61,8 +62,8 @@ def planned_runs(args) -> list[Run]:
     if args.study == "narrow":
         return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
     if args.study == "timing":
-        last = machine.steps()[-1]
-        return [Run(f"flush-{f}", last, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
+        answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
+        return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
     return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
 
 

@@ -5,8 +5,9 @@
 
 The write-ups' figures (fig-*.svg) are computed: the functions under "index arithmetic" repeat the
 kernels' index expressions, each naming the kernel it mirrors (change both together), and a figure
-draws what they say a warp or block touches. The plots (<gpu>-ladder, <gpu>-sizes) come from
-docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
+draws what they say a warp or block touches. The plots (<gpu>-ladder, <gpu>-sizes) come from the
+float32 steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files
+byte for byte the same.
 """
 
 from __future__ import annotations
@@ -197,6 +198,40 @@ def tma_thread_block(tid):
     """steps/12_tma/tma_tile.cuh, tma_thread_block(): the 4-row group g and 4-column group b of a thread."""
     lane, warp = tid % 32, tid // 32
     return lane // 4 + 8 * (warp % 2), lane % 4 + 4 * (warp // 2)
+
+
+BF16_CHUNK, BF16_TILE_ROWS, BF16_TILE_COLS = 8, 64, 128   # steps/13_bf16: T16_CHUNK, tile16<64, 128>
+BF16_CHUNKS_PER_ROW = BF16_TILE_COLS // BF16_CHUNK
+
+
+def t16_slot(r, k):
+    """steps/13_bf16/bf16.cuh, t16_slot(): where chunk k of tile row r lives, in 16-byte chunks."""
+    return r * BF16_CHUNKS_PER_ROW + (k ^ ((r ^ r // BF16_CHUNK) % BF16_CHUNK))
+
+
+def t16_pair_job(item):
+    """steps/13_bf16/bf16.cuh, t16_pair_job(): the row group g and column pair h of PRMT job item."""
+    group_blocks, lane, warp_item = BF16_TILE_ROWS // 64, item % WARP, item // WARP
+    return warp_item % group_blocks * 8 + lane % 8, warp_item // group_blocks * 4 + lane // 8
+
+
+def pair_word(item, k):
+    """t16_store_prmt(): the 4-byte word of the tile that job item reads as w[k]: row 8 g + k, columns 2h, 2h + 1."""
+    g, h = t16_pair_job(item)
+    return t16_slot(g * BF16_CHUNK + k, 2 * h // BF16_CHUNK) * 4 + h % 4
+
+
+def port_element(item, k, high):
+    """t16_store_port(): the 2-byte element of the tile that item reads for word k (high: its upper half)."""
+    groups = BF16_TILE_ROWS // BF16_CHUNK
+    g, c = item % groups, item // groups
+    return t16_slot(g * BF16_CHUNK + 2 * k + high, c // BF16_CHUNK) * BF16_CHUNK + c % BF16_CHUNK
+
+
+def byte_perm(x, y, selector):
+    """__byte_perm(x, y, selector) (PRMT): byte i of the result is byte (selector >> 4 i) & 7 of y:x."""
+    both = y << 32 | x
+    return sum((both >> 8 * ((selector >> 4 * i) & 7) & 0xFF) << 8 * i for i in range(4))
 
 
 # ---------------------------------------------------------------- what the hardware does
@@ -626,6 +661,43 @@ def fig_12_swizzle():
                   columns=2)
 
 
+# ---------------------------------------------------------------- half-words: figure 13
+
+
+def half_word_strip(c, x, words, label, fills):
+    """Words at the cursor as pairs of half-word cells, each cell labelled with the tile element it holds."""
+    c.label(x, c.y + 0.45, label, family="monospace")
+    for n, (low, high) in enumerate(words):
+        for half, element in enumerate((low, high)):
+            c.cell(x + 3.2 * n + 1.5 * half, c.y, 1.5, 0.9, fills[n][half], element, size=SMALL - 1)
+    c.y += 1.2
+
+
+def fig_13_half_words():
+    """Step 13: two bf16 elements to a bank word; the port reads halves, the PRMT store reads whole words."""
+    c = Canvas("Step 13: two bf16 elements to a bank word (tile16<64, 128>)")
+    port = [port_element(lane, 0, 0) for lane in range(WARP)]
+    words = sorted({e // 2 for e in port})
+    bank_panel(c, "port: warp 0's first shared load, one 2-byte element per lane (LDS.U16)",
+               f"tile element t16_slot(8 g, c / 8) * 8 + c % 8, g = lane % 8, c = lane / 8: {len(words)} words, "
+               f"{WARP * 2} bytes", wavefronts([e // 2 for e in port]))
+    pairs = [pair_word(lane, 0) for lane in range(WARP)]
+    bank_panel(c, "prmt: warp 0's first shared load, one 4-byte word per lane (LDS)",
+               f"word t16_slot(8 g, h / 4) * 4 + h % 4, (g, h) = t16_pair_job(lane): {len(set(pairs))} words, "
+               f"{WARP * 4} bytes", wavefronts(pairs))
+    c.heading("PRMT: lane 0 pairs the halves of rows 0 and 1 into column 0's word and column 1's word",
+              "low half = the even column, high half = the odd one; __byte_perm(w0, w1, 0x5410) and (w0, w1, 0x7632)")
+    element = {0x0100: "r0 c0", 0x0302: "r0 c1", 0x0504: "r1 c0", 0x0706: "r1 c1"}   # byte pairs of w1:w0
+    w0, w1 = 0x03020100, 0x07060504   # each byte names itself, so the result shows where every byte came from
+    halves = [[element[v & 0xFFFF], element[v >> 16]] for v in (w0, w1)]
+    half_word_strip(c, 5.5, halves, "w0, w1 (rows 0, 1)", [[PALETTE[0], PALETTE[1]]] * 2)
+    paired = [[element[v & 0xFFFF], element[v >> 16]] for v in (byte_perm(w0, w1, 0x5410), byte_perm(w0, w1, 0x7632))]
+    half_word_strip(c, 5.5, paired, "column 0, column 1", [[PALETTE[0]] * 2, [PALETTE[1]] * 2])
+    c.y += 0.3
+    return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the bank it reads"),
+                   (PALETTE[0], "an even tile column"), (PALETTE[1], "an odd tile column")], columns=4)
+
+
 # ---------------------------------------------------------------- the memory system: figures 01, 03
 
 MEMORY_SYSTEM = [
@@ -950,6 +1022,7 @@ def drawings():
         yield stem, draw(), ["svg"]
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
+        frame = frame[frame.step.isin(machine.steps_of("float32"))]   # the plots follow the float32 steps
         for kind, plot in (("ladder", plot_ladder), ("sizes", plot_sizes)):
             fig = plot(gpu.name, frame)
             if fig is not None:

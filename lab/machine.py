@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import ctypes
 import datetime
+import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,6 +118,36 @@ def find_tool(name: str, override: str, *more: str) -> str:
 def steps() -> list[str]:
     """The step numbers, from the steps/NN_name/ folders: ["01", ..., "12"]."""
     return sorted(p.name[:2] for p in (ROOT / "steps").glob("[0-9][0-9]_*") if p.is_dir())
+
+
+# The element types of the steps, by name, and their size in bytes.
+DTYPES = {"float32": 4, "bf16": 2}
+# How a step of 2-byte elements ends: STEP_DEFINE_16(...) (common/harness.h). The Makefile's
+# STEPS_16 greps for the same line, so make and the lab always agree on a step's element size.
+STEP_DEFINE_16 = re.compile(r"^[ \t]*STEP_DEFINE_16\(", re.MULTILINE)
+
+
+@functools.cache
+def element_bytes(step: str) -> int:
+    """Bytes per element of a step: 2 where its .cu file ends with STEP_DEFINE_16(...) (bf16), else 4 (float32).
+
+    Read from the step's source, as the harness is told, so that a kernel is never compared
+    with one that moves elements of another size."""
+    text = "".join(cu.read_text() for cu in (ROOT / "steps").glob(f"{step}_*/*.cu"))
+    return 2 if STEP_DEFINE_16.search(text) else 4
+
+
+def steps_of(dtype: str) -> list[str]:
+    """The steps whose elements are of this type ("float32" or "bf16"), in order."""
+    return [step for step in steps() if element_bytes(step) == DTYPES[dtype]]
+
+
+def answer_step(dtype: str = "float32") -> str:
+    """The tutorial's answer for an element type: its last step (for float32, the kernel the README puts forward)."""
+    found = steps_of(dtype)
+    if not found:
+        raise Stop(f"no step under steps/ has {dtype} elements")
+    return found[-1]
 
 
 def program(build: Path, step: str) -> Path:

@@ -1,77 +1,124 @@
 /**
  * @file peer_lib.cu
- * @brief The tutorial's last step as a shared library, so that
- *        lab/peers.py can time it beside PyTorch, CuPy, Triton and JAX
- *        in one Python process, on the same tensors and the same stream.
+ * @brief The tutorial's answers as a shared library, so that lab/peers.py
+ *        can time them beside PyTorch, CuPy, Triton and JAX in one Python
+ *        process, on the same tensors and the same stream.
  *
- * `make peers` (mk/peers.mk) compiles the last step's source with
- * `-DTRANSPOSE_NO_MAIN` (no main(), only its kernels and its `stepNN`
- * table), this file with `-DPEER_STEP=NN`, and the shared harness, all
- * position-independent, into build/peers/libtutorial.so. Python loads it
- * with ctypes and calls the plain C functions below; the pointers are the
- * device addresses of torch tensors (`tensor.data_ptr()`) and the stream
- * is `torch.cuda.current_stream().cuda_stream`.
+ * `make peers` (mk/peers.mk) compiles the float32 answer (the last step of
+ * 4-byte elements) and the bf16 answer (the last step of 2-byte elements)
+ * with `-DTRANSPOSE_NO_MAIN` (no main(), only their kernels and their
+ * `stepNN` tables), this file with `-DPEER_STEP=NN` and
+ * `-DPEER_STEP_16=MM`, and the shared harness, all position-independent,
+ * into build/peers/libtutorial.so. Python loads it with ctypes and calls
+ * the plain C functions below; the pointers are the device addresses of
+ * torch tensors (`tensor.data_ptr()`) and the stream is
+ * `torch.cuda.current_stream().cuda_stream`.
  *
- * Only the step's default kernel (its first variant) is exported: that is
- * the kernel the README's tables put forward.
+ * Every function takes the element size first (4: float32, 2: bf16) and
+ * works on the answer of that size. Only each answer's default kernel (its
+ * first variant) is exported: that is the kernel the README's tables put
+ * forward.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "harness.h"
 
 #ifndef PEER_STEP
-#error "build with make peers: it sets PEER_STEP to the number of the last step"
+#error "build with make peers: it sets PEER_STEP to the number of the float32 answer"
 #endif
 
-/** The step's table, defined by STEP_DEFINE() in its own file. */
+/** The float32 answer's table, defined by STEP_DEFINE() in its own file. */
 #define TUTORIAL_STEP HARNESS_CAT(step, PEER_STEP)
 extern "C" const step_desc TUTORIAL_STEP;
 
-/** 1 once the step's setup hook has run. */
-static int setup_done = 0;
+#ifdef PEER_STEP_16
+/** The bf16 answer's table, defined by STEP_DEFINE_16() in its own file. */
+#define TUTORIAL_STEP_16 HARNESS_CAT(step, PEER_STEP_16)
+extern "C" const step_desc TUTORIAL_STEP_16;
+#endif
+
+/** The steps this library holds; the element size of each says which is which. */
+static const step_desc *const tutorial_steps[] = {
+    &TUTORIAL_STEP,
+#ifdef PEER_STEP_16
+    &TUTORIAL_STEP_16,
+#endif
+};
+
+/** 1 once a step's setup hook has run, in the order of tutorial_steps. */
+static int setup_done[sizeof tutorial_steps / sizeof tutorial_steps[0]];
+
+/**
+ * @brief The index in tutorial_steps of the step whose elements are
+ *        @p element_bytes wide, or -1. Asked of each step's own table, so
+ *        that a build which mixed up the two steps finds no step rather
+ *        than the wrong one.
+ */
+static int step_index(int element_bytes)
+{
+    for (size_t i = 0; i < sizeof tutorial_steps / sizeof tutorial_steps[0]; i++)
+        if (step_element_bytes(tutorial_steps[i]) == (size_t)element_bytes)
+            return (int)i;
+    return -1;
+}
 
 extern "C" {
 
-/** @brief The step's number, e.g. "10". */
-const char *tutorial_step_number(void)
+/** @brief The number of the step of @p element_bytes, e.g. "12"; NULL if the library holds none. */
+const char *tutorial_step_number(int element_bytes)
 {
-    return TUTORIAL_STEP.number;
+    const int i = step_index(element_bytes);
+    return i < 0 ? NULL : tutorial_steps[i]->number;
 }
 
-/** @brief The name of the default kernel, e.g. "col_async". */
-const char *tutorial_kernel_name(void)
+/** @brief The name of its default kernel, e.g. "answer"; NULL if the library holds no such step. */
+const char *tutorial_kernel_name(int element_bytes)
 {
-    return TUTORIAL_STEP.variants[0].name;
+    const int i = step_index(element_bytes);
+    return i < 0 ? NULL : tutorial_steps[i]->variants[0].name;
 }
 
-/** @brief Lowest compute capability of the default kernel (10 * major + minor), or 0. */
-int tutorial_min_cc(void)
+/** @brief Lowest compute capability of its default kernel (10 * major + minor), or 0. */
+int tutorial_min_cc(int element_bytes)
 {
-    return TUTORIAL_STEP.variants[0].min_cc;
+    const int i = step_index(element_bytes);
+    return i < 0 ? 0 : tutorial_steps[i]->variants[0].min_cc;
 }
 
 /**
  * @brief Run the step's setup hook once, if it has one. Call it before
  *        the first timed launch so that it never lands in a timed window.
  */
-void tutorial_setup(void)
+void tutorial_setup(int element_bytes)
 {
-    if (!setup_done && TUTORIAL_STEP.setup != NULL)
-        TUTORIAL_STEP.setup();
-    setup_done = 1;
+    const int i = step_index(element_bytes);
+    if (i < 0 || setup_done[i])
+        return;
+    if (tutorial_steps[i]->setup != NULL)
+        tutorial_steps[i]->setup();
+    setup_done[i] = 1;
 }
 
 /**
- * @brief Launch the default kernel on @p stream: @p in is rows x cols,
- *        row-major, @p out cols x rows. Only launches, like every
- *        launcher; tutorial_launch_error() says whether the launch worked.
- * @return the number of threads launched
+ * @brief Launch the default kernel of the step of @p element_bytes on
+ *        @p stream: @p in is rows x cols, row-major, @p out cols x rows.
+ *        Only launches, like every launcher; tutorial_launch_error() says
+ *        whether the launch worked.
+ * @return the number of threads launched (0: the library holds no such step)
  */
-size_t tutorial_transpose(const float *in, float *out, size_t rows, size_t cols, void *stream)
+size_t tutorial_transpose(int element_bytes, const void *in, void *out, size_t rows, size_t cols, void *stream)
 {
-    tutorial_setup();   // a no-op after the first call
-    return TUTORIAL_STEP.variants[0].launch(in, out, rows, cols, (cudaStream_t)stream);
+    const int i = step_index(element_bytes);
+    if (i < 0)
+        return 0;
+    tutorial_setup(element_bytes);   // a no-op after the first call
+    const kernel_variant *kernel = &tutorial_steps[i]->variants[0];
+    // A step of 2-byte elements fills launch16 and leaves launch NULL (common/harness.h).
+    if (element_bytes == 2)
+        return kernel->launch16((const uint16_t *)in, (uint16_t *)out, rows, cols, (cudaStream_t)stream);
+    return kernel->launch((const float *)in, (float *)out, rows, cols, (cudaStream_t)stream);
 }
 
 /**

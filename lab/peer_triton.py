@@ -1,5 +1,9 @@
 """The Triton peer of lab.peers: a tiled transpose with its best block shape.
 
+The kernel moves elements of any type: tl.load and tl.store take theirs from the
+tensors, so the float32 and the bf16 runs share it (the autotuner keys its
+choice on the tensors' dtypes as well as on the shape).
+
 Imported only when that peer runs, so that lab.peers works where Triton is
 not installed. Triton's autotuner tries every configuration below once per
 matrix shape (outside every check and timing) and keeps the fastest, so the

@@ -1,22 +1,25 @@
-"""Time the tutorial's last step beside other libraries' transposes: docs/results/<gpu>-peers.csv.
+"""Time the tutorial's answer beside other libraries' transposes: docs/results/<gpu>-peers.csv.
 
     make peers    or    python3 -m lab.peers [--gpu h200] [--shapes 8192x8192] [--reps 20]
+    python3 -m lab.peers --dtype bf16      the bf16 answer and its peers -> docs/results/<gpu>-peers-bf16.csv
     python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192    (for make peers-profile)
 
-In one process, on one input x (rows x cols, float32) and one output y: the copy bound
-(y.copy_(x), the denominator of "% of copy"), the tutorial's last step (build/peers/libtutorial.so,
-from lab/peer_lib.cu), cuBLAS (cublasSgeam through CuPy), PyTorch (eager and torch.compile), a
-tiled Triton kernel (lab/peer_triton.py), JAX and CuPy. A peer whose library is missing is skipped
-(a line `skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose,
-on an output poisoned with NaN, before it is timed as the C harness times (docs/timing.md): per
-run, poison y, flush L2, event, op, event, in batches held behind a GPU-side sleep so that the
-host's launches never fall in a timed window. JAX runs on its own stream, timed by the host clock
-(the `method` column says so). --once runs each op once inside an NVTX range `once`, for Nsight
-Compute, and writes nothing.
+In one process, on one input x (rows x cols, float32, or bf16 with --dtype bf16) and one output y:
+the copy bound (y.copy_(x), the denominator of "% of copy"), the tutorial's answer for that element
+type (the last float32 step, or the last bf16 step; build/peers/libtutorial.so, from
+lab/peer_lib.cu), cuBLAS (cublasSgeam through CuPy; float32 only), PyTorch (eager and
+torch.compile), a tiled Triton kernel (lab/peer_triton.py), JAX and CuPy (float32 only). A peer
+whose library is missing, or that has no transpose of the element type, is skipped (a line
+`skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose (of the
+bf16 bit patterns for bf16: numpy has no bf16), on an output poisoned with NaN, before it is timed
+as the C harness times (docs/timing.md): per run, poison y, flush L2, event, op, event, in batches
+held behind a GPU-side sleep so that the host's launches never fall in a timed window. JAX runs on
+its own stream, timed by the host clock (the `method` column says so). --once runs each op once
+inside an NVTX range `once`, for Nsight Compute, and writes nothing.
 
-gbps = 2 x rows x cols x 4 bytes / median, in 1e9 B/s; pct_of_copy = copy median / median x 100;
-vs_tutorial = tutorial median / median. Exit codes: 0 every check passed, 1 a wrong result, 2 bad
-command line, 3 no PyTorch, numpy or GPU.
+gbps = 2 x rows x cols x element bytes (4 or 2) / median, in 1e9 B/s; pct_of_copy = copy median /
+median x 100; vs_tutorial = tutorial median / median. Exit codes: 0 every check passed, 1 a wrong
+result, 2 bad command line, 3 no PyTorch, numpy or GPU.
 """
 
 from __future__ import annotations
@@ -30,16 +33,15 @@ import statistics
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 
 import pandas as pd
 
 from lab import machine, results, schema
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libtutorial.so"
-# The shapes of the tutorial's bar (README.md).
-DEFAULT_SHAPES = "8192x8192,32768x32768,4096x4096,12800x1280,1280x12800,10007x7919,16385x16383,1x67108864"
 FLUSH_FACTOR = 4  # the L2 flush reads FLUSH_FACTOR x the L2 size
-POISON_BYTE = 0xFF  # every float of y becomes 0xFFFFFFFF, a NaN no input holds
+POISON_BYTE = 0xFF  # every element of y becomes all ones (0xFFFFFFFF, 0xFFFF), a NaN no input holds
 BATCH = 32  # timed runs enqueued behind one hold
 HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
 HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
@@ -51,6 +53,35 @@ METHOD_JAX = f"host clock on JAX's stream: batches of {JAX_BATCH} (flush; op) le
 TIMING_METHOD = (f"per run: poison y; flush L2 by reading {FLUSH_FACTOR}x its size; event; op; event; runs enqueued "
                  f"in batches of {BATCH} behind torch.cuda._sleep sized to cover the host's enqueuing; median and "
                  f"min; clocks left alone; JAX: {METHOD_JAX}")
+
+
+@dataclass(frozen=True)
+class DType:
+    """An element type the peers run on: its --dtype name, PyTorch's name for it, the shapes it runs by
+    default and the integer type of its size, in which the check compares bits."""
+
+    name: str
+    torch_name: str
+    shapes: str
+    bits_name: str
+
+    @property
+    def bytes(self) -> int:
+        return machine.DTYPES[self.name]
+
+    @property
+    def kind(self) -> str:
+        """The results file: <gpu>-peers.csv or <gpu>-peers-bf16.csv."""
+        return results.peers_kind(self.name)
+
+
+DTYPES = {
+    # float32: the shapes of the tutorial's bar (README.md).
+    "float32": DType("float32", "float32", "8192x8192,32768x32768,4096x4096,12800x1280,1280x12800,10007x7919,"
+                     "16385x16383,1x67108864", "int32"),
+    "bf16": DType("bf16", "bfloat16", "8192x8192,16384x16384,32768x32768,10007x7919,16385x16383,12800x1280,"
+                  "1280x12800", "int16"),
+}
 
 
 class Unavailable(Exception):
@@ -68,10 +99,11 @@ def dotted(version: int) -> str:
 
 
 class Timer:
-    """What every peer shares: the stream, poison, the L2 flush, the hold, the events."""
+    """What every peer shares: the element type, the stream, poison, the L2 flush, the hold, the events."""
 
-    def __init__(self, torch):
-        self.torch = torch
+    def __init__(self, torch, dtype: DType):
+        self.torch, self.dtype = torch, dtype
+        self.torch_dtype = getattr(torch, dtype.torch_name)
         self.stream = torch.cuda.Stream()
         torch.cuda.set_stream(self.stream)  # PyTorch, Triton and torch.compile use it
         props = torch.cuda.get_device_properties(0)
@@ -144,21 +176,33 @@ class Timer:
 
     def count_wrong(self, got, want) -> int:
         """Elements whose bits differ (0: a bit-exact match)."""
-        i32 = self.torch.int32
-        return int((got.reshape(-1).view(i32) != want.reshape(-1).view(i32)).sum().item())
+        bits = getattr(self.torch, self.dtype.bits_name)  # an integer as wide as an element
+        return int((got.reshape(-1).view(bits) != want.reshape(-1).view(bits)).sum().item())
+
+
+def host_input(torch, dtype: DType, rows: int, cols: int):
+    """The input as numpy holds it: float32 values, or the bit patterns of their bf16 roundings
+    (numpy has no bf16, and its transpose of the bits is as good a reference as of the values)."""
+    import numpy as np
+
+    values = np.random.default_rng(SEED).standard_normal((rows, cols), dtype=np.float32)
+    if dtype.name == "float32":
+        return values
+    return torch.from_numpy(values).to(torch.bfloat16).view(getattr(torch, dtype.bits_name)).numpy()
 
 
 class Case:
     """One shape: x on the GPU, the output y, and numpy's transpose of x (want; None for --once)."""
 
-    def __init__(self, torch, rows: int, cols: int, reference: bool = True):
+    def __init__(self, timer: Timer, rows: int, cols: int, reference: bool = True):
         import numpy as np
 
+        torch, element = timer.torch, timer.torch_dtype
         self.rows, self.cols = rows, cols
-        host = np.random.default_rng(SEED).standard_normal((rows, cols), dtype=np.float32)
-        self.x = torch.from_numpy(host).to("cuda")
-        self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda") if reference else None
-        self.y = torch.empty((cols, rows), dtype=torch.float32, device="cuda")
+        host = host_input(torch, timer.dtype, rows, cols)
+        self.x = torch.from_numpy(host).to("cuda").view(element)
+        self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda").view(element) if reference else None
+        self.y = torch.empty((cols, rows), dtype=element, device="cuda")
 
 
 class Peer:
@@ -211,7 +255,8 @@ class CopyBound(Peer):
 
 
 class Tutorial(Peer):
-    """The last step's default kernel, from build/peers/libtutorial.so."""
+    """The answer's default kernel for the element type (the last step of that type), from
+    build/peers/libtutorial.so: every function there takes the element size first."""
 
     key, name, role = "tutorial", "tutorial", "tutorial"
     lib_path = DEFAULT_LIB  # run() sets it from --lib
@@ -224,16 +269,20 @@ class Tutorial(Peer):
         for function in (lib.tutorial_step_number, lib.tutorial_kernel_name, lib.tutorial_launch_error):
             function.restype = ctypes.c_char_p
         lib.tutorial_transpose.restype = ctypes.c_size_t
-        lib.tutorial_transpose.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_size_t] * 2 + [ctypes.c_void_p]
-        self.version = "step " + lib.tutorial_step_number().decode()
-        self.op = lib.tutorial_kernel_name().decode()
-        if timer.capability < lib.tutorial_min_cc():
-            raise Unavailable(f"{self.op} needs compute capability {lib.tutorial_min_cc() / 10:.1f}, "
+        lib.tutorial_transpose.argtypes = ([ctypes.c_int] + [ctypes.c_void_p] * 2 + [ctypes.c_size_t] * 2
+                                           + [ctypes.c_void_p])
+        size = self.size = timer.dtype.bytes
+        number = lib.tutorial_step_number(size)
+        if number is None:
+            raise Unavailable(f"{self.lib_path} holds no {timer.dtype.name} step: run 'make peers-lib' again")
+        self.version, self.op = "step " + number.decode(), lib.tutorial_kernel_name(size).decode()
+        if timer.capability < lib.tutorial_min_cc(size):
+            raise Unavailable(f"{self.op} needs compute capability {lib.tutorial_min_cc(size) / 10:.1f}, "
                               f"this GPU is {timer.capability / 10:.1f}")
-        lib.tutorial_setup()  # the step's one-time setup, never inside a timed run
+        lib.tutorial_setup(size)  # the step's one-time setup, never inside a timed run
 
     def make(self, case):
-        args = (case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols, self.timer.stream.cuda_stream)
+        args = (self.size, case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols, self.timer.stream.cuda_stream)
         return lambda: self.lib.tutorial_transpose(*args)
 
     def check(self, case, run):
@@ -270,6 +319,10 @@ class CublasGeam(Peer):
 
     def __init__(self, timer):
         super().__init__(timer)
+        if timer.dtype.name != "float32":
+            raise Unavailable(f"cuBLAS has no {timer.dtype.name} geam; cuBLASLt's cublasLtMatrixTransform is the "
+                              f"`cublas` row of step {machine.answer_step(timer.dtype.name)}'s own program "
+                              f"(make run STEP={machine.answer_step(timer.dtype.name)})")
         self.cp = import_cupy(timer)
         try:
             import cupy.cublas
@@ -375,7 +428,7 @@ class JaxJit(Peer):
         self.poisoned = True  # whether the last check's output started as poison
 
     def make(self, case):
-        if self.flush_buffer is None:
+        if self.flush_buffer is None:  # float32 whatever the element type: it only has to evict L2
             self.flush_buffer = self.jnp.zeros(FLUSH_FACTOR * self.timer.l2_bytes // 4, dtype=self.jnp.float32)
         self.timer.stream.synchronize()
         self.x = self.jax.dlpack.from_dlpack(case.x)  # the same data, shared if JAX can
@@ -386,7 +439,8 @@ class JaxJit(Peer):
     def check(self, case, run):
         """Poison a buffer of y's size and free it: JAX's allocator hands that block to the
         output, which then starts as NaN. Whether it did is checked, not assumed."""
-        poison = self.jnp.full((case.cols, case.rows), -1, dtype=self.jnp.int32)
+        bits = getattr(self.jnp, self.timer.dtype.bits_name)  # as wide as an element: a block of y's size
+        poison = self.jnp.full((case.cols, case.rows), -1, dtype=bits)
         address = poison.block_until_ready().unsafe_buffer_pointer()
         poison.delete()
         out = run().block_until_ready()
@@ -427,6 +481,8 @@ class CupyCopyto(Peer):
 
     def __init__(self, timer):
         super().__init__(timer)
+        if timer.dtype.name != "float32":
+            raise Unavailable(f"CuPy has no {timer.dtype.name} dtype")
         self.cp = import_cupy(timer)
         self.version = self.cp.__version__
 
@@ -446,7 +502,8 @@ def row(timer, peer, case_rows: int, cols: int, check: str, times=(), method="")
     median = statistics.median(times) if times else None
     return dict(gpu=timer.gpu_name, peer=peer.name, version=getattr(peer, "version", ""), op=peer.op,
                 role=peer.role, rows=case_rows, cols=cols, median_ms=median, min_ms=min(times, default=None),
-                gbps=2 * case_rows * cols * 4 / (median * 1e6) if median else None, check=check, method=method)
+                gbps=2 * case_rows * cols * timer.dtype.bytes / (median * 1e6) if median else None, check=check,
+                method=method)
 
 
 def measure(timer, peer, case, args) -> dict:
@@ -474,11 +531,12 @@ def measure(timer, peer, case, args) -> dict:
 def measure_shape(timer, entries, rows: int, cols: int, args) -> list[dict]:
     """Every row of one shape. entries: (class, its Peer or None), in table order."""
     free, _ = timer.torch.cuda.mem_get_info()
-    if 3 * rows * cols * 4 > 0.9 * free:  # x, y and the reference
-        print(f"skip: {rows}x{cols}: x, y and the reference need {3 * rows * cols * 4 / 2**30:.1f} GiB, "
+    need = 3 * rows * cols * timer.dtype.bytes  # x, y and the reference
+    if need > 0.9 * free:
+        print(f"skip: {rows}x{cols}: x, y and the reference need {need / 2**30:.1f} GiB, "
               f"{free / 2**30:.1f} GiB is free")
         return [row(timer, peer or cls, rows, cols, "SKIP") for cls, peer in entries]
-    case = Case(timer.torch, rows, cols)
+    case = Case(timer, rows, cols)
     out = [measure(timer, peer, case, args) if peer else row(timer, cls, rows, cols, "SKIP") for cls, peer in entries]
     del case
     timer.torch.cuda.empty_cache()
@@ -503,7 +561,7 @@ def run_once(timer, entries, shapes) -> int:
         if peer is None:
             raise machine.Stop(f"{cls.key} cannot run here (see the skip line above)")
     for shape in shapes:
-        case = Case(timer.torch, shape.rows, shape.cols, reference=False)
+        case = Case(timer, shape.rows, shape.cols, reference=False)
         for _, peer in entries:
             run = peer.make(case)  # compiling and tuning stay outside the range
             timer.stream.synchronize()
@@ -520,18 +578,19 @@ def run_once(timer, entries, shapes) -> int:
 
 def write_results(frame, timer, entries, args) -> None:
     gpu = args.gpu or results.gpu_slug(timer.gpu_name)
-    path = results.path(gpu, "peers")
+    path = results.path(gpu, timer.dtype.kind)
     results.write(frame, path, "peers")
     torch = timer.torch
     fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
                      f"L2 {timer.l2_bytes >> 20} MiB)",
               "driver": machine.driver(), "python": platform.python_version(),
-              "pytorch": f"{torch.__version__} (CUDA {torch.version.cuda})"}  # "torch" is a peer's key
+              "pytorch": f"{torch.__version__} (CUDA {torch.version.cuda})",  # "torch" is a peer's key
+              "dtype": timer.dtype.name}
     for cls, peer in entries:
         fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {args.skipped[cls.key]}"
     fields.update({"command": " ".join(["python3 -m lab.peers", *sys.argv[1:]]),
                    "reps": f"{args.reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
-    machine.write_env(path.with_name(f"{gpu}-peers-env.txt"), fields)
+    machine.write_env(path.with_name(f"{path.stem}-env.txt"), fields)
     machine.say(f"peers: wrote {os.path.relpath(path)}")
 
 
@@ -539,7 +598,10 @@ def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.peers", description=__doc__)
     others = [cls.key for cls in PEERS[2:]]
     parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
-    parser.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated ROWSxCOLS (default: %(default)s)")
+    parser.add_argument("--dtype", choices=list(DTYPES), default="float32",
+                        help="the element type: float32 (default, <gpu>-peers.csv) or bf16 (<gpu>-peers-bf16.csv)")
+    parser.add_argument("--shapes", help="comma-separated ROWSxCOLS (default: float32 "
+                        f"{DTYPES['float32'].shapes}; bf16 {DTYPES['bf16'].shapes})")
     parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and shape (default %(default)s)")
     parser.add_argument("--peers", default=",".join(others),
                         help="the peers besides the copy bound and the tutorial: any of " + ", ".join(others))
@@ -547,8 +609,9 @@ def parse_args(argv):
     parser.add_argument("--once", action="store_true",
                         help="run each of --peers (the tutorial too) once per shape, for Nsight Compute")
     args = parser.parse_args(argv)
+    args.dtype = DTYPES[args.dtype]
     try:
-        args.shapes = [results.Shape.parse(s) for s in re.split(r"[,\s]+", args.shapes.strip())]
+        args.shapes = [results.Shape.parse(s) for s in re.split(r"[,\s]+", (args.shapes or args.dtype.shapes).strip())]
     except ValueError as err:
         parser.error(str(err))
     if any(s.offset for s in args.shapes):
@@ -565,8 +628,8 @@ def parse_args(argv):
     return args
 
 
-def open_gpu() -> Timer:
-    """A Timer on GPU 0, or Stop (exit 3) with what is missing."""
+def open_gpu(dtype: DType) -> Timer:
+    """A Timer on GPU 0 for the element type, or Stop (exit 3) with what is missing."""
     try:  # PyTorch first, so that its absence is what the line names
         import torch
     except ImportError as err:
@@ -576,13 +639,13 @@ def open_gpu() -> Timer:
         raise machine.Stop("numpy is not installed: it makes the reference transpose")
     if not torch.cuda.is_available():
         raise machine.Stop(f"PyTorch {torch.__version__} sees no GPU (a CUDA build? the driver loaded?)")
-    return Timer(torch)
+    return Timer(torch, dtype)
 
 
 def run(argv=None) -> int:
     args = parse_args(argv)
     Tutorial.lib_path = os.path.abspath(args.lib)
-    timer = open_gpu()
+    timer = open_gpu(args.dtype)
     entries, args.skipped = [], {}
     for cls in args.peers:
         try:

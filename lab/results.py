@@ -1,5 +1,6 @@
 """Read and write the results files by column name, with pandas: docs/results/<gpu>.csv (make bench) and
-<gpu>-profile.csv, <gpu>-peers.csv, <gpu>-reference-timings.csv (make profile, peers, reference-timings)."""
+<gpu>-profile.csv, <gpu>-peers.csv, <gpu>-peers-bf16.csv, <gpu>-reference-timings.csv (make profile, peers,
+reference-timings)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,12 @@ def gpu_slug(name: str) -> str:
 
 def path(gpu: str, kind: str = "bench") -> Path:
     return schema.RESULTS / (f"{gpu}.csv" if kind == "bench" else f"{gpu}-{kind}.csv")
+
+
+def peers_kind(dtype: str) -> str:
+    """The kind of the peers file of an element type: <gpu>-peers.csv holds float32 (as it always has),
+    <gpu>-peers-bf16.csv bf16, in the same columns (schema.PEERS)."""
+    return "peers" if dtype == "float32" else f"peers-{dtype}"
 
 
 def gpus() -> pd.DataFrame:

@@ -3,7 +3,7 @@
     python3 -m lab.sass [--arch sm_90]            write docs/results/sass-<arch>.csv
     python3 -m lab.sass --check [--arch sm_90]    exit 1 if the committed file differs
 
-One row per memory or barrier instruction kind (LDG.E.128, STS, BAR.SYNC.DEFER_BLOCKING, ...) of every kernel
+One row per memory, barrier, byte-permute or shuffle instruction kind (LDG.E.128, BAR.SYNC, PRMT, ...) of every kernel
 (demangled) of every step, with how often it appears in the code (not how often it runs), and the kernel's
 registers, shared memory (on sm_90 and newer including the 1 KiB the system reserves) and stack. No GPU is
 needed: cuobjdump reads the objects make brings up to date, and one nvcc gives the same code everywhere.
@@ -25,7 +25,7 @@ from lab import machine, results, schema
 from lab.compiled import Compiled
 
 # The instruction kinds worth counting: global, shared and local memory, asynchronous copies, barriers.
-KINDS = ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR")
+KINDS = ("LDG", "STG", "LDS", "LDSM", "STS", "LDL", "STL", "LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "PRMT", "SHFL")
 
 
 def output(command: list[str], stdin: str | None = None) -> str:

@@ -14,6 +14,7 @@ if CSV_HEADER is None:
     raise RuntimeError("common/report.h declares no CSV_HEADER")
 BENCH = tuple(CSV_HEADER[1].split(","))
 PROFILE = ("gpu", "step", "kernel", "role", "rows", "cols", "offset", "metric", "value")
+# <gpu>-peers.csv (float32) and <gpu>-peers-bf16.csv (bf16) alike: results.peers_kind() names the file.
 PEERS = ("gpu", "peer", "version", "op", "role", "rows", "cols",
          "median_ms", "min_ms", "gbps", "pct_of_copy", "vs_tutorial", "check", "method")
 REFERENCE = ("exercise", "kernel", "role", "rows", "cols", "offset", "median_ms", "min_ms", "gbps",
@@ -29,7 +30,7 @@ LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFE
 #   library  the library transpose (cuBLAS)
 #   kernel   the program's own kernels (in the grader: student, reference, step)
 #   bound    moves the bytes as the kernel does but copies (step 06's shared_copy)
-#   tutorial, peer   the peers run: the tutorial's last step, the others
+#   tutorial, peer   the peers run: the tutorial's answer (the last step of the element type), the others
 STEP_ROLES = ("copy", "library", "kernel", "bound")
 ROLES = {"bench": STEP_ROLES, "timing": STEP_ROLES, "profile": STEP_ROLES + ("peer", "tutorial"),
          "peers": ("copy", "tutorial", "peer"), "reference": ("copy", "library", "kernel")}

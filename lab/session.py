@@ -6,7 +6,8 @@
     test       make test, slow tests included              -> docs/results/<gpu>-test.log
     bench      the sweep, the timing and narrow studies -> <gpu>.csv, <gpu>-timing.csv, <gpu>-narrow.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
-    peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-profile.csv
+    peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-bf16.csv,
+                                                            <gpu>-peers-profile.csv
     reference  the exercise solutions' timings (make reference-timings)
 
 No batch named: all of them, in this order. --rerun 11,12 measures only those

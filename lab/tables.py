@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lab import results, schema
+from lab import machine, results, schema
 from lab import tuning as tuning_rule
 from lab.metrics import explain
 from lab.metrics import label as metric_label
@@ -49,7 +49,8 @@ class Page:
 def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
     """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
     # The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
-    layout = {"profile": "profile", "peers": "peers", "timing": "timing", "reference-timings": "reference"}
+    layout = {"profile": "profile", "timing": "timing", "reference-timings": "reference",
+              **{results.peers_kind(dtype): "peers" for dtype in machine.DTYPES}}
     try:
         frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV, layout.get(kind, "bench"))
     except results.ResultsError as err:
@@ -96,9 +97,10 @@ def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFr
 
 @functools.cache
 def variants_defined(step: str) -> frozenset:
-    """The variant names the step's .cu file (steps/NN_*/*.cu) defines today."""
+    """The variant names the step's .cu file (steps/NN_*/*.cu) defines today: {"name", ...} or, in a step of
+    2-byte elements, variant16("name", ...)."""
     text = "".join(cu.read_text() for cu in ROOT.glob(f"steps/{step}_*/*.cu"))
-    return frozenset(re.findall(r'^\s*\{"(\w+)",', text, flags=re.M))
+    return frozenset(re.findall(r'^\s*(?:\{|variant16\(\s*)"(\w+)",', text, flags=re.M))
 
 
 def kernels(run: pd.DataFrame) -> pd.DataFrame:
@@ -127,6 +129,30 @@ def default_names(gpu: str) -> dict:
     """{step: the name of its default kernel} over the sweep of one GPU."""
     first = kernels(load(gpu)).drop_duplicates("step")
     return dict(zip(first["step"], first["kernel"], strict=True))
+
+
+# ------------------------------------------------------------- element types
+def dtype_of(step: str) -> str:
+    """"float32" or "bf16": the element type of a step (machine.element_bytes reads it from the step's source)."""
+    return next(name for name, size in machine.DTYPES.items() if size == machine.element_bytes(step))
+
+
+def same_elements(rows: pd.DataFrame, step: str) -> pd.DataFrame:
+    """The rows of the steps whose elements are of step's type: a bf16 kernel is never compared with a
+    float32 one, and the other way round."""
+    return rows[rows["step"].isin(machine.steps_of(dtype_of(step)))]
+
+
+def known_dtype(dtype: str) -> str:
+    """A template's dtype= parameter, or an error naming the element types there are."""
+    if dtype not in machine.DTYPES:
+        raise TemplateError(f"dtype= takes {', '.join(machine.DTYPES)}, not '{dtype}'")
+    return dtype
+
+
+def peers_kind(dtype: str) -> str:
+    """The peers file of an element type: "peers" (<gpu>-peers.csv, float32) or "peers-bf16"."""
+    return results.peers_kind(known_dtype(dtype))
 
 
 # ------------------------------------------------------------- formatting
@@ -201,10 +227,19 @@ def shape_list(text: str | None) -> list[Shape]:
 
 
 # ------------------------------------------------------------- step tables
-# How the tables name the baselines (display only: the role column says which rows they are).
+# How the tables name the baselines (display only: the role column says which rows they are). The
+# cuBLAS row of a bf16 step times cuBLASLt's transform: cuBLAS has no bf16 geam (common/baselines.h).
 DISPLAY_NAMES = {"memcpy": "cudaMemcpy D2D", "copy_kernel": "copy kernel", "cublas": "cuBLAS cublasSgeam"}
+LIBRARY_NAMES = {"float32": DISPLAY_NAMES["cublas"], "bf16": "cuBLASLt cublasLtMatrixTransform"}
 MEASURED = ("median_ms", "gbps", "pct_of_copy", "vs_cublas", "check")
 MEASURED_HEADER = ["median ms", "GB/s", "% of copy", "vs cuBLAS", "check"]
+
+
+def display_name(row: pd.Series) -> str:
+    """How the tables name a baseline row of a step's run."""
+    if row["kernel"] == "cublas":
+        return LIBRARY_NAMES[dtype_of(row["step"])]
+    return DISPLAY_NAMES.get(row["kernel"], row["kernel"])
 
 
 def kernel_label(row: pd.Series, default: str) -> str:
@@ -213,7 +248,7 @@ def kernel_label(row: pd.Series, default: str) -> str:
     if row["role"] == "bound":
         return f"{step} {default} (--variant {kernel}: a copy, the bound)"
     if row["role"] != "kernel":
-        return DISPLAY_NAMES.get(kernel, kernel)
+        return display_name(row)
     return f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel})"
 
 
@@ -228,7 +263,7 @@ def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
     """The copy bound and cuBLAS of one run of the sweep (every run times both)."""
     best, blas = copy_bound(run), library(run)
     return [[first_cell, f"copy bound ({best['kernel']})"] + cells(best, *MEASURED),
-            [first_cell, DISPLAY_NAMES.get(blas["kernel"], blas["kernel"])] + cells(blas, *MEASURED)]
+            [first_cell, display_name(blas)] + cells(blas, *MEASURED)]
 
 
 def table(page: Page, steps: str, shapes: str) -> str:
@@ -269,12 +304,14 @@ def write_up(step: str) -> Path | None:
     return next(iter(sorted((ROOT / "docs" / "steps").glob(f"{step}_*.md"))), None)
 
 
-def ladder(page: Page, shape: str, gpu: str | None = None) -> str:
-    """The default kernel of every step at one shape, after the baselines."""
+def ladder(page: Page, shape: str, gpu: str | None = None, dtype: str = "float32") -> str:
+    """The default kernel of every step of one element type (dtype=float32 or bf16) at one shape, after the
+    baselines."""
     gpu, shape = gpu or page.gpu, shape_list(shape)[0]
-    steps = sorted(select(gpu, at=str(shape))["step"].unique())
+    measured = select(gpu, at=str(shape))["step"].unique()
+    steps = [step for step in machine.steps_of(known_dtype(dtype)) if step in measured]
     if not steps:
-        raise TemplateError(f"no run at {shape} in {results.path(gpu).name}")
+        raise TemplateError(f"no run of a {dtype} step at {shape} in {results.path(gpu).name}")
     body = baseline_rows(the_run(gpu, steps[0], shape), "")
     for step in steps:
         kernel, doc = default_kernel(the_run(gpu, step, shape)), write_up(step)
@@ -284,9 +321,14 @@ def ladder(page: Page, shape: str, gpu: str | None = None) -> str:
     return block(note, markdown(["step", "kernel"] + MEASURED_HEADER, body), source(gpu))
 
 
-def best_kernel(gpu: str, shape: Shape, column: str) -> pd.Series:
-    """The kernel row of any step at a shape with the highest value of column."""
-    return only(kernels(select(gpu, at=str(shape))).nlargest(1, column), f"a kernel at {shape}")
+def best_kernel(gpu: str, shape: Shape, column: str, step: str) -> pd.Series:
+    """The kernel row with the highest value of column at a shape, of any step whose elements are of step's type."""
+    return best_of(select(gpu, at=str(shape)), column, step)
+
+
+def best_of(rows: pd.DataFrame, column: str, step: str) -> pd.Series:
+    """The kernel row of rows with the highest value of column, among the steps of step's element type."""
+    return only(kernels(same_elements(rows, step)).nlargest(1, column), f"a {dtype_of(step)} kernel")
 
 
 def gaps(page: Page, step: str, gpu: str | None = None) -> str:
@@ -296,15 +338,16 @@ def gaps(page: Page, step: str, gpu: str | None = None) -> str:
                     key=lambda sh: (sh.rows * sh.cols, sh.rows, sh.offset))
     body = []
     for shape in shapes:
-        ours, best = default_kernel(the_run(gpu, step, shape)), best_kernel(gpu, shape, "pct_of_copy")
+        ours, best = default_kernel(the_run(gpu, step, shape)), best_kernel(gpu, shape, "pct_of_copy", step)
         gap = best["pct_of_copy"] - ours["pct_of_copy"]
         if gap > 1:
             body.append([shape.label(), fmt_pct(ours["pct_of_copy"]),
                          f"{best['step']} {best['kernel']}: {fmt_pct(best['pct_of_copy'])}", f"{gap:.1f}",
                          f"{ours['median_ms'] / best['median_ms']:.3f}", f"{ours['min_ms'] / best['min_ms']:.3f}"])
-    note = (f"Step {step}'s default kernel against the fastest kernel of any step, at every swept shape where it "
-            f"trails by more than 1 point of % of copy (each from its own run). Time ratios above 1 mean step {step} "
-            "is slower; where the fastest runs agree and only the medians differ, the gap is the run, not the kernel.")
+    note = (f"Step {step}'s default kernel against the fastest kernel of any {dtype_of(step)} step, at every swept "
+            "shape where it trails by more than 1 point of % of copy (each from its own run). Time ratios above 1 "
+            f"mean step {step} is slower; where the fastest runs agree and only the medians differ, the gap is the "
+            "run, not the kernel.")
     header = ["shape", f"step {step}", "fastest in the tutorial", "gap (points)", "median time ratio",
               "fastest-run time ratio"]
     return block(note, markdown(header, body) if body else "*No such shape.*", source(gpu))
@@ -340,7 +383,7 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
     goal, body = BARS[criteria], []
     for shapes, column, least, label in goal["criteria"]:
         for shape in shapes:
-            measured, best = default_kernel(the_run(gpu, step, shape))[column], best_kernel(gpu, shape, column)
+            measured, best = default_kernel(the_run(gpu, step, shape))[column], best_kernel(gpu, shape, column, step)
             body.append([shape.label(), label, BAR_FORMAT[column](measured), STATUS[measured >= least],
                          f"{best['step']} {best['kernel']}: {BAR_FORMAT[column](best[column])}"])
     least_geomean, margin = goal.get("least_geomean"), goal.get("peer_margin")
@@ -355,7 +398,7 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
         note += (" The peer rows compare the step with the other libraries in the peers run (`make peers`), "
                  "at the shapes it measures.")
         for shape in dict.fromkeys(shape for criterion in goal["criteria"] for shape in criterion[0]):
-            rows = select(gpu, "peers", at=str(shape)).dropna(subset=["pct_of_copy"])
+            rows = select(gpu, peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
             ours, theirs = rows[rows["role"] == "tutorial"]["pct_of_copy"], rows[rows["role"] == "peer"]
             if len(ours) and len(theirs):
                 best, peer = max(zip(theirs["pct_of_copy"], theirs["peer"], strict=True))
@@ -367,10 +410,11 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
 
 
 # ------------------------------------------------------------- Nsight Compute counters
-def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | None = None, baselines: str = "no") -> str:
+def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | None = None, baselines: str = "no",
+            gpu: str | None = None) -> str:
     """Kernels x Nsight Compute metrics at one shape: per step its default kernel, its variants (variant=: only
     that one), its baselines. baselines="yes" only tells lab.profile to profile the copy and cuBLAS too."""
-    gpu, shape, wanted, steps = page.gpu, shape_list(shape)[0], split(metrics), step_list(steps)
+    gpu, shape, wanted, steps = gpu or page.gpu, shape_list(shape)[0], split(metrics), step_list(steps)
     rows = select(gpu, "profile", at=str(shape))
     wide = rows[rows["step"].isin(steps)].pivot_table(index=["step", "kernel", "role"], columns="metric",
                                                       values="value", aggfunc="last", sort=False).reset_index()
@@ -392,10 +436,10 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
 
 
 # ------------------------------------------------------------- other libraries and the timing study
-def peers(page: Page, gpu: str | None = None) -> str:
-    """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv."""
-    gpu = gpu or page.gpu
-    rows = load(gpu, "peers")
+def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
+    """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv (dtype=bf16: <gpu>-peers-bf16.csv)."""
+    gpu, kind = gpu or page.gpu, peers_kind(dtype)
+    rows = load(gpu, kind)
     # Most rows share one timing method; the others are marked and named in the note.
     counts = Counter(m for m in rows["method"] if isinstance(m, str))
     usual = counts.most_common(1)[0][0] if counts else ""
@@ -413,7 +457,7 @@ def peers(page: Page, gpu: str | None = None) -> str:
     note += f" Timing: {usual}." if usual else ""
     note += "".join(" " + "\\*" * (i + 1) + f": {method}." for i, method in enumerate(others))
     header = ["shape", "library", "op", "median ms", "GB/s", "% of copy", "vs tutorial", "check"]
-    return block(note, markdown(header, first_only(body)), source(gpu, "peers"))
+    return block(note, markdown(header, first_only(body)), source(gpu, kind))
 
 
 def timing(page: Page, gpu: str | None = None) -> str:
@@ -432,8 +476,9 @@ def timing(page: Page, gpu: str | None = None) -> str:
 
 # ------------------------------------------------------------- the steps and the exercises
 def steps(page: Page) -> str:
-    """The list of steps: one row per steps/NN_name/ folder, its idea the title on its STEP_DEFINE line."""
-    body, step_define = [], re.compile(r'^\s*STEP_DEFINE\(\s*"((?:[^"\\]|\\.)*)"', re.M)
+    """The list of steps: one row per steps/NN_name/ folder, its idea the title on its STEP_DEFINE line
+    (STEP_DEFINE_16 in a step of 2-byte elements)."""
+    body, step_define = [], re.compile(r'^\s*STEP_DEFINE(?:_16)?\(\s*"((?:[^"\\]|\\.)*)"', re.M)
     for folder in sorted(p for p in (ROOT / "steps").iterdir() if re.fullmatch(r"\d\d_\w+", p.name)):
         titled = [(cu, m[1]) for cu in sorted(folder.glob("*.cu")) if (m := step_define.search(cu.read_text()))]
         if not titled:
@@ -446,9 +491,16 @@ def steps(page: Page) -> str:
 
 
 def exercise_row(ex: str, kernel: str) -> pd.Series:
-    """One row of an exercise in docs/reference-timings.csv (kernel: reference or step)."""
-    rows = select("", "reference-timings", kernel=kernel)
-    return only(rows[rows["exercise"].str.split("_").str[0] == ex], f"exercise {ex}'s {kernel}")
+    """One row of an exercise (kernel: reference or step): from docs/reference-timings.csv, or, for an exercise
+    that GPU has not timed yet, from the first other GPU's <gpu>-reference-timings.csv that has it."""
+    for gpu in ["", *(slug for slug in results.gpus()["slug"] if slug != "h200")]:
+        if gpu and not results.path(gpu, "reference-timings").is_file():
+            continue
+        rows = select(gpu, "reference-timings", kernel=kernel)
+        rows = rows[rows["exercise"].str.split("_").str[0] == ex]
+        if not rows.empty:
+            return rows.iloc[0]
+    raise TemplateError(f"no row for exercise {ex}'s {kernel} in any reference timings")
 
 
 def expected(page: Page, ex: str, also: str | None = None) -> str:
@@ -496,10 +548,12 @@ def reference(page: Page, gpu: str | None = None) -> str:
 # ------------------------------------------------------------- one number in a sentence
 def value(page: Page, shape: str | None = None, col: str | None = None, step: str | None = None,
           kernel: str | None = None, peer: str | None = None, metric: str | None = None, flush: str | None = None,
-          max: str | None = None, min_side: str = "1", tuning: str | None = None, gpu: str | None = None) -> str:
+          max: str | None = None, min_side: str = "1", tuning: str | None = None, gpu: str | None = None,
+          dtype: str = "float32") -> str:
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
-    baseline) or metric=; peer= shape= col=; flush= kernel= shape= col=; max=pct_of_copy min_side=N (the highest
-    % of copy where both sides are >= N); tuning=vec4_limit (up to where step 12 runs step 09's kernel)."""
+    baseline) or metric=; peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
+    max=pct_of_copy min_side=N (the highest % of copy where both sides are >= N); tuning=vec4_limit (up to where
+    step 12 runs step 09's kernel)."""
     gpu = gpu or page.gpu
     what = ", ".join(f"{k}={v}" for k, v in dict(step=step, kernel=kernel, peer=peer, shape=shape, col=col,
                                                   metric=metric, flush=flush).items() if v)
@@ -526,7 +580,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     if flush is not None:
         row = only(select(gpu, "timing", flush=flush, kernel=kernel, at=at), what)
     elif peer is not None:
-        rows = select(gpu, "peers", at=at)
+        rows = select(gpu, peers_kind(dtype), at=at)
         mine = rows["role"] == "tutorial" if peer == "tutorial" else (rows["peer"] == peer) & (rows["role"] != "copy")
         row = only(rows[mine], what)
     else:

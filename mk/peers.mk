@@ -5,35 +5,42 @@
 #   make peers-profile [GPU=h200]   Nsight Compute counters of the peers that lab/profile_plan.csv names
 #
 # lab/peers.py times, in one Python process and on the same input tensor, the
-# copy bound, the tutorial's last step, cuBLAS, PyTorch (eager and
-# torch.compile), a Triton kernel, JAX and CuPy, and writes
-# docs/results/<gpu>-peers.csv. It calls the last step's default kernel
-# through a shared library built here:
+# copy bound, the tutorial's answer, cuBLAS, PyTorch (eager and torch.compile),
+# a Triton kernel, JAX and CuPy. make peers runs it twice: on float32 with the
+# float32 answer (ANSWER_32, the last float32 step) -> docs/results/<gpu>-peers.csv,
+# then on bf16 with the bf16 answer (ANSWER_16, the last step of 2-byte
+# elements) -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
+# It calls each answer's default kernel through one shared library built here:
 #
-#   steps/NN_name/x.cu   compiled with -DTRANSPOSE_NO_MAIN (kernels and the stepNN table, no main())
-#   lab/peer_lib.cu      plain C functions over stepNN (tutorial_transpose, ...)
-#   common/*.c, *.cu     the harness the step's launcher calls (cuda_fail, ...)
+#   steps/NN_name/x.cu   both answers, compiled with -DTRANSPOSE_NO_MAIN (kernels and the stepNN table, no main())
+#   lab/peer_lib.cu      plain C functions over the two stepNN tables (tutorial_transpose, ...)
+#   common/*.c, *.cu     the harness the steps' launchers call (cuda_fail, ...)
 #
 # build/libcommon.a cannot go into a shared library: its objects are not
 # compiled with -fPIC (the linker stops at check.c.o's reference to stderr:
 # "relocation R_X86_64_PC32 ... recompile with -fPIC"). So the harness is
 # compiled again, position-independent, into build/peers/libcommon_pic.a, with
 # the same flags as the programs otherwise; the link takes from it only what
-# the step's launcher calls.
+# the steps' launchers call.
 
-PEERS_STEP     := $(lastword $(STEP_NUMS))
-PEERS_STEP_SRC := $(call step_src,$(PEERS_STEP))
+PEERS_STEP     := $(ANSWER_32)
+PEERS_STEP_16  := $(ANSWER_16)
 PEERS_DIR      := $(BUILD)/peers
 PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
-PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_STEP_SRC) lab/peer_lib.cu)
+PEERS_SRCS     := $(foreach n,$(PEERS_STEP) $(PEERS_STEP_16),$(call step_src,$(n))) lab/peer_lib.cu
+PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_SRCS))
 PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
+# peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16 (none
+# where no step has 2-byte elements).
+PEERS_DEFINES  := -DPEER_STEP=$(PEERS_STEP) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
 
 .PHONY: peers peers-lib peers-profile
 
-peers: $(PEERS_LIB) ## time the last step beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv
+peers: $(PEERS_LIB) ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@python3 -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+	$(if $(PEERS_STEP_16),@python3 -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS))
 
-peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the last step's default kernel for lab/peers.py
+peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
 
 # Checks for a GPU and ncu before building anything, as make profile does.
 peers-profile: ## Nsight Compute counters of the peers in lab/profile_plan.csv -> docs/results/<gpu>-peers-profile.csv
@@ -49,17 +56,23 @@ $(PEERS_COMMON): $(patsubst %,$(PEERS_DIR)/obj/%.o,$(COMMON_SRCS))
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# The steps the library wraps, kept as flags.txt keeps the flags: a new answer
+# step changes this file, and peer_lib.cu is compiled again for it.
+$(PEERS_DIR)/steps.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PEERS_DEFINES)' | cmp -s - $@ || echo '$(PEERS_DEFINES)' > $@
+$(PEERS_DIR)/obj/lab/peer_lib.cu.o: $(PEERS_DIR)/steps.txt
+
 $(PEERS_DIR)/obj/%.c.o: %.c $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(call say,CC,$< [PIC])
 	$(Q)$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
-# step_defines gives the step its number and name; peer_lib.cu learns which
-# step to wrap from PEER_STEP.
+# step_defines gives each step its number and name.
 $(PEERS_DIR)/obj/%.cu.o: %.cu $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(call say,NVCC,$< [PIC])
-	$(Q)$(NVCC) $(NVCCFLAGS) $(call step_defines,$<) -DTRANSPOSE_NO_MAIN -DPEER_STEP=$(PEERS_STEP) \
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call step_defines,$<) -DTRANSPOSE_NO_MAIN $(PEERS_DEFINES) \
 	    -Xcompiler -fPIC -c $< -o $@
 
 -include $(shell find $(PEERS_DIR)/obj -name '*.d' 2>/dev/null)

@@ -1,14 +1,15 @@
 """On a GPU: every kernel of every step bit for bit on every shape tagged `check` and `huge`
 in tests/shapes.txt, the full report, compute-sanitizer, the checker's own failures (planted
-wrong kernels), the CSV and flush options, shapes too large to fit, and the last step as the
-README runs it.  Without a GPU each test is reported as skipped, with the reason."""
+wrong kernels), the CSV and flush options, shapes too large to fit, the float32 answer as the
+README runs it, and the tutorial's library for lab.peers on both element types.  Without a GPU
+each test is reported as skipped, with the reason."""
 
 import re
 
 import pytest
 
-from conftest import BUILD, CPUS, FIRST_BIN, LAST_STEP, STEP_BINS, STEPS, assert_exit, first_lines, host_memory, \
-    make_command, run, tagged
+from conftest import ANSWER_STEP, BUILD, CPUS, FIRST_BIN, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, \
+    host_memory, make_command, run, tagged
 from lab import schema
 
 pytestmark = pytest.mark.gpu
@@ -111,12 +112,31 @@ def test_a_matrix_larger_than_host_memory_is_refused():
 
 
 @pytest.mark.parametrize("shape", ["10007x7919", "32768x32768"])
-def test_the_last_step_as_the_readme_runs_it(shape):
+def test_the_float32_answer_as_the_readme_runs_it(shape):
     """make run: exit 0, every kernel's row PASS, and the cuBLAS row (% of copy, vs cuBLAS)."""
     rows, cols = shape.split("x")
     with host_memory():
-        result = run(make_command("run", f"STEP={LAST_STEP}", f"ARGS=--rows {rows} --cols {cols}"))
+        result = run(make_command("run", f"STEP={ANSWER_STEP}", f"ARGS=--rows {rows} --cols {cols}"))
     assert result.returncode == 0, first_lines(result.stdout + result.stderr)
     assert not re.search(r" FAIL( \(| *$)", result.stdout, re.MULTILINE)
-    assert re.search(rf"^{LAST_STEP} .* PASS *$", result.stdout, re.MULTILINE), "no passing kernel row"
+    assert re.search(rf"^{ANSWER_STEP} .* PASS *$", result.stdout, re.MULTILINE), "no passing kernel row"
     assert re.search(r"^cublasSgeam .* PASS *$", result.stdout, re.MULTILINE), "no cuBLAS row"
+
+
+def test_the_peers_library_transposes_both_element_types_bit_for_bit(subtests):
+    """make peers-lib, then lab.peers' own check of each answer on odd shapes and vectors: PyTorch makes the
+    input and numpy's transpose the reference, on an output poisoned with NaN."""
+    pytest.importorskip("torch", reason="lab.peers needs PyTorch for a CUDA GPU (pip install torch)")
+    from lab import machine, peers
+
+    built = run(make_command("peers-lib"), timeout=900)
+    assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
+    peers.Tutorial.lib_path = ROOT / BUILD / "peers" / "libtutorial.so"
+    for dtype in machine.DTYPES:
+        timer = peers.open_gpu(peers.DTYPES[dtype])
+        tutorial = peers.Tutorial(timer)
+        assert tutorial.version == f"step {machine.answer_step(dtype)}"
+        for rows, cols in ((67, 131), (1000, 1000), (1, 4099), (4099, 1), (2048, 2050)):
+            with subtests.test(msg=f"{dtype} {rows}x{cols}"):
+                case = peers.Case(timer, rows, cols)
+                assert tutorial.check(case, tutorial.make(case)) == 0

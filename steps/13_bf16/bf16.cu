@@ -1,0 +1,106 @@
+/**
+ * @file bf16.cu
+ * @brief Step 13: the transpose of 2-byte elements (bf16), where two
+ *        elements share each bank word of shared memory.
+ *
+ * ## The idea
+ * A 16-byte chunk holds 8 bf16 elements and a 4-byte bank word holds 2.
+ * Step 09's float32 store reads a tile column one element at a time;
+ * ported (`port`), that is 16 shared loads of 2 bytes per 32 bytes out.
+ * Instead, a thread reads one word (columns 2h, 2h + 1) from each of 8
+ * tile rows, and byte permutes (`__byte_perm`, `PRMT`) pair the low halves
+ * into column 2h's chunk and the high halves into column 2h + 1's: 8 loads
+ * of 4 bytes for two 16-byte chunks (`prmt`, the default). In `ldsm`,
+ * `ldmatrix .trans` transposes 8x8 blocks and shuffles gather chunks.
+ *
+ * ## The kernels
+ * `prmt`, `port` and `ldsm` use 64 x 128 tiles (16 KB, step 09's bytes);
+ * `prmt_64x64` keeps the float32 tile's elements, which `prmt` takes too
+ * where 64 x 128 tiles fill the GPU fewer than twice; `prmt_128x64`
+ * writes 256 bytes into each row of `out`. Where rows are not whole
+ * aligned chunks, `runs` (step 11's sector runs for 2-byte elements) runs;
+ * vectors are copied.
+ *
+ * ## What it assumes
+ * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
+ * cuBLASLt's `cublasLtMatrixTransform` on CUDA_R_16BF.
+ *
+ * ## Build and run
+ *
+ *     make step13
+ *     ./build/step13 --shapes 16384x16384
+ *     ./build/step13 --shapes 16384x16384 --variant port
+ *     ./build/step13 --shapes 10007x7919,8192x8192+1,1x67108864
+ *
+ * Write-up: docs/steps/13_bf16.md
+ */
+#include "harness.h"
+#include "bf16.cuh"
+
+/** The default tile: 64 rows of 128 elements, 16 KB, the bytes of step 09's float32 tile. */
+using tile_64x128 = tile16<64, 128>;
+/** The float32 tile's shape in elements: 64 x 64, 8 KB. */
+using tile_64x64 = tile16<64, 64>;
+/** Runs of 128 elements (256 bytes) in each row of `out`, as step 11's runs of 64 floats. */
+using runs_128 = runs16<128>;
+
+/** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
+using tile_128x64 = tile16<128, 64>;
+
+/**
+ * @brief PRMT pairs the half-words: the default. A matrix of fewer than two
+ *        waves of 64 x 128 tiles takes 64 x 64 tiles, twice as many blocks.
+ */
+static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    const size_t tiles = ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols);
+    if (t16_fewer_than_two_waves(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
+        return transpose16_launch<tile_64x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128, T16_PRMT, runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief The float32 design ported: one 2-byte shared load per element. */
+static size_t launch_port(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x128, T16_PORT, runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief ldmatrix .trans reads 8x8 blocks transposed; shuffles make 16-byte chunks. */
+static size_t launch_ldsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x128, T16_LDSM, runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */
+static size_t launch_prmt_64x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on 128 x 64 tiles: 256 bytes into each row of `out`, 128 from each row of `in`. */
+static size_t launch_prmt_128x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_128x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief Sector runs on every shape. */
+static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
+}
+
+/** The kernels of step 13; the first is the default. */
+static const kernel_variant variants[] = {
+    variant16("prmt", "64x128 tiles of 16-byte chunks; PRMT pairs the half-words of two columns", launch_prmt),
+    variant16("port", "64x128 tiles; the float32 store: one 2-byte shared load per element", launch_port),
+    variant16("ldsm", "64x128 tiles; ldmatrix .trans reads 8x8 blocks transposed, shuffles make 16-byte chunks",
+              launch_ldsm, 75),
+    variant16("prmt_64x64", "the PRMT store on 64x64 tiles: the float32 tile's elements, half its bytes",
+              launch_prmt_64x64),
+    variant16("prmt_128x64", "the PRMT store on 128x64 tiles: 256 bytes into each row of out",
+              launch_prmt_128x64),
+    variant16("runs", "sector runs of 128 elements on every shape: 16-byte loads and stores at any alignment",
+              launch_runs),
+};
+
+STEP_DEFINE_16("bf16: two elements to a bank word", variants, NULL)

@@ -1,0 +1,151 @@
+"""Steps of two element sizes: float32 steps (STEP_DEFINE) and bf16 steps (STEP_DEFINE_16).
+
+The element size of a step is read from its source in one place on each side, lab.machine.element_bytes()
+and the Makefile's STEPS_16; these tests check that the two agree, that the float32 answer (the last
+float32 step) is what make peers and make timing-study take, that a table never compares a bf16 kernel with
+a float32 one, and that the tutorial's library for lab.peers holds both answers.
+"""
+
+import ctypes
+import re
+import types
+
+import pandas as pd
+
+import pytest
+
+from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_command, run
+from lab import bench, machine, peers, results, tables
+
+pytestmark = pytest.mark.unit
+
+FRONT_GPU = "h200"  # the committed sweep the planted tables start from
+BF16_KERNEL = min(tables.variants_defined("13"))  # a kernel the bf16 step defines, for the planted rows
+
+
+def make_variables(*names: str) -> dict:
+    """The values make gives these variables, as the Makefile and mk/*.mk compute them."""
+    show = "show-variables: ; @printf '%s\\n' " + " ".join(f"'{name}=$({name})'" for name in names)
+    result = run(make_command(f"--eval={show}", "show-variables"))
+    assert_exit(result, 0)
+    pairs = [line.partition("=") for line in result.stdout.splitlines()]
+    return {name: value for name, _, value in pairs}
+
+
+def test_a_step_is_float32_unless_it_ends_with_step_define_16():
+    assert machine.element_bytes("12") == 4
+    assert machine.element_bytes("13") == 2
+    assert [step for step in STEPS if machine.element_bytes(step) == 2] == ["13"]
+
+
+def test_make_and_the_lab_agree_on_each_step_and_each_answer():
+    found = make_variables("STEPS_16", "ANSWER_32", "ANSWER_16", "PEERS_STEP", "PEERS_STEP_16")
+    assert found == {"STEPS_16": "13", "ANSWER_32": "12", "ANSWER_16": "13", "PEERS_STEP": "12", "PEERS_STEP_16": "13"}
+    assert machine.steps_of("bf16") == ["13"]
+    assert machine.answer_step("float32") == "12" and machine.answer_step("bf16") == "13"
+
+
+def test_make_lists_each_step_once_by_its_element_size():
+    found = {name: value.split() for name, value in make_variables("STEPS_16", "STEPS_32", "STEP_NUMS").items()}
+    assert sorted(found["STEPS_16"] + found["STEPS_32"]) == found["STEP_NUMS"] == STEPS
+    assert found["STEPS_32"] == machine.steps_of("float32")
+
+
+def test_the_timing_study_runs_the_float32_answer():
+    runs = bench.planned_runs(types.SimpleNamespace(study="timing"))
+    assert [run.step for run in runs] == ["12", "12"]
+
+
+# ------------------------------------------------------------------ the tables
+def with_a_bf16_run(frame, shape: str = "8192x8192", pct_of_copy: float = 150.0):
+    """The committed sweep, and a planted step 13 run at a shape: step 12's rows renamed, its kernel the bf16
+    step's default, faster than the copy bound, so that it would win any comparison it took part in."""
+    planted = frame[(frame["step"] == "12") & (frame["at"] == shape)].copy()
+    assert len(planted), f"no step 12 run at {shape} in {FRONT_GPU}.csv"
+    kernel = planted["role"] == "kernel"
+    planted.loc[kernel, "kernel"] = BF16_KERNEL
+    planted.loc[kernel, "pct_of_copy"] = pct_of_copy
+    planted["step"] = "13"
+    return pd.concat([frame, planted], ignore_index=True)
+
+
+@pytest.fixture
+def planted_sweep(monkeypatch):
+    """tables.load() of the front GPU's sweep gives it with a planted bf16 run; other files as committed."""
+    committed = tables.load.__wrapped__
+
+    def load(gpu, kind="bench"):
+        frame = committed(gpu, kind)
+        return with_a_bf16_run(frame) if (gpu, kind) == (FRONT_GPU, "bench") else frame
+
+    monkeypatch.setattr(tables, "load", load)
+    monkeypatch.setattr(tables, "default_names", tables.default_names.__wrapped__)
+
+
+def test_a_bf16_kernel_is_never_the_best_in_the_tutorial_for_a_float32_step(planted_sweep):
+    shape = results.Shape(8192, 8192)
+    assert tables.best_kernel(FRONT_GPU, shape, "pct_of_copy", "12")["step"] != "13"
+    assert tables.best_kernel(FRONT_GPU, shape, "pct_of_copy", "13")["step"] == "13"
+
+
+def test_the_gaps_of_a_float32_step_ignore_a_bf16_kernel(planted_sweep):
+    page = tables.Page(ROOT / "docs", FRONT_GPU)
+    assert f"13 {BF16_KERNEL}" not in tables.gaps(page, "12")
+
+
+def test_the_ladder_shows_the_steps_of_one_element_type(planted_sweep):
+    page = tables.Page(ROOT, FRONT_GPU)
+    row = re.compile(rf"^\| (13|\[13\]\([^)]*\)) \| {BF16_KERNEL} \|", re.M)   # the step cell links its write-up
+    float32 = tables.ladder(page, "8192x8192")
+    assert not row.search(float32) and "| answer |" in float32
+    bf16 = tables.ladder(page, "8192x8192", dtype="bf16")
+    assert row.search(bf16) and "| answer |" not in bf16
+    assert "cuBLASLt cublasLtMatrixTransform" in bf16 and "cublasSgeam" not in bf16
+
+
+def test_a_ladder_of_an_unknown_element_type_is_refused():
+    with pytest.raises(tables.TemplateError, match="dtype= takes float32, bf16"):
+        tables.ladder(tables.Page(ROOT, FRONT_GPU), "8192x8192", dtype="fp8")
+
+
+# ------------------------------------------------------------------ the peers
+def test_the_peers_run_on_the_element_types_of_the_steps():
+    assert list(peers.DTYPES) == list(machine.DTYPES)
+    assert {name: dtype.bytes for name, dtype in peers.DTYPES.items()} == {"float32": 4, "bf16": 2}
+
+
+def test_the_bf16_peers_have_their_own_shapes_and_file():
+    args = peers.parse_args(["--dtype", "bf16"])
+    assert [str(shape) for shape in args.shapes] == ["8192x8192", "16384x16384", "32768x32768", "10007x7919",
+                                                     "16385x16383", "12800x1280", "1280x12800"]
+    assert results.path("h200", args.dtype.kind).name == "h200-peers-bf16.csv"
+    assert results.path("h200", peers.parse_args([]).dtype.kind).name == "h200-peers.csv"
+
+
+@pytest.mark.parametrize("peer", [peers.CublasGeam, peers.CupyCopyto])
+def test_a_peer_without_a_bf16_transpose_says_why(peer):
+    timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
+    with pytest.raises(peers.Unavailable, match="bf16"):
+        peer(timer)
+
+
+def test_the_cublas_skip_names_the_bf16_steps_own_baseline():
+    timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
+    with pytest.raises(peers.Unavailable, match=r"cublasLtMatrixTransform .* step 13"):
+        peers.CublasGeam(timer)
+
+
+def test_the_library_for_the_peers_holds_both_answers():
+    """make peers-lib builds build/peers/libtutorial.so; loaded without a GPU, it names each answer's step and
+    default kernel, and no step of another element size."""
+    built = run(make_command("peers-lib"), timeout=900)
+    assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
+    lib = ctypes.CDLL(str(ROOT / BUILD / "peers" / "libtutorial.so"))
+    lib.tutorial_step_number.restype = lib.tutorial_kernel_name.restype = ctypes.c_char_p
+    for dtype, size in machine.DTYPES.items():
+        step = machine.answer_step(dtype)
+        listed = run([BUILD / f"step{step}", "--list-variants"], CUDA_VISIBLE_DEVICES="")
+        assert_exit(listed, 0)
+        assert lib.tutorial_step_number(size) == step.encode()
+        assert lib.tutorial_kernel_name(size).decode() == listed.stdout.split("\t", 1)[0]
+    assert lib.tutorial_step_number(8) is None

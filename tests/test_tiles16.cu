@@ -1,0 +1,237 @@
+/**
+ * @file test_tiles16.cu
+ * @brief Host tests of step 13's index arithmetic (steps/13_bf16/bf16.cuh):
+ *        every tile of a matrix is loaded and stored by 256 emulated
+ *        threads, so the tests need no GPU and run in CI.
+ *
+ * - The 16-byte kernel's three stores (the port, PRMT, ldmatrix) at each
+ *   tile shape, on shapes of whole chunks with partial tiles at the edges.
+ *   `ldmatrix .x4 .trans` and the shuffles are played from their PTX
+ *   definitions, lane by lane.
+ * - The default's rule: fewer than two waves of tiles take 64 x 64 tiles.
+ * - The sector runs of 2-byte elements, at every run length, on shapes of
+ *   any size, with the input and the output at several 2-byte alignments.
+ *   Runs of tile rows 1 and up must start on a 32-byte sector.
+ *
+ * Every result must be bit-exact, nothing outside the output may be
+ * written (poison on both sides), no element may be written by two tiles
+ * of runs, and no read may leave the input: it
+ * ends right before an inaccessible page, so such a read crashes the test.
+ *
+ * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
+ * check failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "check.h"
+#include "matrix.h"
+#include "steps/13_bf16/bf16.cuh"
+
+static int failures = 0;
+
+/** @brief Print one result line. */
+static void report(bool ok, const char *name)
+{
+    printf("%s %s\n", ok ? "PASS" : "FAIL", name);
+    failures += !ok;
+}
+
+/** @brief @p count random 2-byte elements that end right before an inaccessible page, @p lead past a 16-byte boundary. */
+struct guarded16 {
+    void *map;
+    size_t map_bytes;
+    uint16_t *data;
+};
+
+static guarded16 guarded_input(size_t count, unsigned lead, unsigned seed)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t bytes = (lead + count + (T16_CHUNK - (lead + count) % T16_CHUNK) % T16_CHUNK) * 2;
+    const size_t pages = (bytes + page - 1) / page;
+    guarded16 g;
+    g.map_bytes = (pages + 1) * page;
+    g.map = mmap(NULL, g.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g.map == MAP_FAILED) {
+        perror("mmap");
+        exit(3);
+    }
+    unsigned char *guard = (unsigned char *)g.map + pages * page;
+    mprotect(guard, page, PROT_NONE);
+    g.data = (uint16_t *)(guard - bytes) + lead;   // the last chunk of the matrix ends at the guard
+    fill_random_16(g.data, count, seed);
+    return g;
+}
+
+/** @brief An output of @p count elements, @p lead past a 32-byte boundary, with poison on both sides. */
+struct poisoned16 {
+    std::vector<uint16_t> memory;
+    uint16_t *data;
+    size_t count;
+
+    poisoned16(size_t n, unsigned lead) : memory(n + 64, POISON_BITS_16), count(n)
+    {
+        data = memory.data() + (32 + lead - ((uintptr_t)memory.data() / 2) % 16) % 16;
+    }
+    /** True if the output equals @p want and the poison around it is untouched. */
+    bool matches(const std::vector<uint16_t> &want) const
+    {
+        bool ok = memcmp(data, want.data(), count * 2) == 0;
+        for (const uint16_t *p = memory.data(); p < data; ++p)
+            ok = ok && *p == POISON_BITS_16;
+        for (const uint16_t *p = data + count; p < memory.data() + memory.size(); ++p)
+            ok = ok && *p == POISON_BITS_16;
+        return ok;
+    }
+};
+
+/** @brief Play the ldmatrix store for one warp: ldmatrix .x4 .trans and the shuffles, from their definitions. */
+template <class Tile>
+static void play_ldsm_warp(const uint4 *tile, uint4 *out, size_t rows, size_t row0, size_t col0, unsigned height,
+                           unsigned width, unsigned warp)
+{
+    const uint16_t *elements = reinterpret_cast<const uint16_t *>(tile);
+    for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {
+        unsigned g0, h;
+        t16_ldsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g0, &h);
+        uint32_t r[32][4];
+        for (unsigned lane = 0; lane < 32; ++lane)
+            for (unsigned m = 0; m < 4; ++m) {
+                // .trans: lane 4a + q gets rows 2q, 2q + 1 of column a of matrix m, whose row j lane 8m + j addresses.
+                const unsigned a = lane / 4, q = lane % 4;
+                const uint16_t lo = elements[t16_ldsm_slot<Tile>(8 * m + 2 * q, g0, h, height, width) * 8 + a];
+                const uint16_t hi = elements[t16_ldsm_slot<Tile>(8 * m + 2 * q + 1, g0, h, height, width) * 8 + a];
+                r[lane][m] = lo | (uint32_t)hi << 16;
+            }
+        uint32_t v[32][4] = {};
+        for (unsigned k = 0; k < 4; ++k) {
+            uint32_t sent[32];
+            for (unsigned lane = 0; lane < 32; ++lane)
+                sent[lane] = t16_quad_send(r[lane], lane, k);
+            for (unsigned lane = 0; lane < 32; ++lane)
+                put4(v[lane], (lane % 4 + k) % 4, sent[t16_quad_source(lane, k)]);
+        }
+        for (unsigned lane = 0; lane < 32; ++lane)
+            t16_ldsm_store(out, v[lane], rows, row0, col0, g0, h, height, width, lane);
+    }
+}
+
+/** @brief The 16-byte kernel with @p Store at tile shape @p Tile, played over a whole rows x cols matrix. */
+template <class Tile, t16_store Store>
+static bool check_vec8(size_t rows, size_t cols)
+{
+    guarded16 in = guarded_input(rows * cols, 0, 5);
+    std::vector<uint16_t> want(rows * cols);
+    transpose_reference_16(in.data, want.data(), rows, cols);
+    poisoned16 out(rows * cols, 0);
+    std::vector<uint4> tile(Tile::rows * Tile::chunks_per_row);
+    uint4 *out4 = reinterpret_cast<uint4 *>(out.data);
+    const size_t tiles_y = ceil_div(rows, Tile::rows), tiles = tiles_y * ceil_div(cols, Tile::cols);
+    for (size_t t = 0; t < tiles; ++t) {
+        size_t row0, col0;
+        t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
+        const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
+        memset(tile.data(), 0xAB, tile.size() * sizeof(uint4));
+        for (unsigned tid = 0; tid < T16_THREADS; ++tid)
+            t16_load<Tile>(tile.data(), reinterpret_cast<const uint4 *>(in.data), cols, row0, col0, height, width, tid);
+        for (unsigned w = 0; Store == T16_LDSM && w < T16_THREADS / 32; ++w)
+            play_ldsm_warp<Tile>(tile.data(), out4, rows, row0, col0, height, width, w);
+        for (unsigned tid = 0; Store == T16_PORT && tid < T16_THREADS; ++tid)
+            t16_store_port<Tile>(tile.data(), out4, rows, row0, col0, height, width, tid);
+        for (unsigned tid = 0; Store == T16_PRMT && tid < T16_THREADS; ++tid)
+            t16_store_prmt<Tile>(tile.data(), out4, rows, row0, col0, height, width, tid);
+    }
+    munmap(in.map, in.map_bytes);
+    return out.matches(want);
+}
+
+/** @brief The runs kernel of run length Runs::run over a whole matrix, input and output at the leads given. */
+template <class Runs>
+static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
+{
+    guarded16 in = guarded_input(rows * cols, in_lead, 13);
+    std::vector<uint16_t> want(rows * cols);
+    transpose_reference_16(in.data, want.data(), rows, cols);
+    poisoned16 out(rows * cols, out_lead);
+    std::vector<uint16_t> tile(Runs::rows * T16R_STRIDE);
+    const size_t tiles_y = ceil_div(rows, Runs::run), tiles = tiles_y * ceil_div(cols, T16R_COLS);
+    bool ok = true;
+    for (size_t j = 0; j < cols && ok; ++j)   // runs of tile rows >= 1 start on a sector
+        for (size_t k = 1; k < tiles_y && ok; ++k) {
+            size_t first, last;
+            t16r_run<Runs>(rows, t16r_lead(out.data, 32), k * Runs::run, j, &first, &last);
+            ok = first == last || (uintptr_t)(out.data + j * rows + first) % 32 == 0;
+        }
+    size_t written = 0;   // by each tile alone, into its own poisoned output: the tiles' parts must not overlap
+    for (size_t t = 0; t < tiles; ++t) {
+        size_t row0, col0;
+        t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
+        const unsigned width = t16_extent(cols, col0, T16R_COLS);
+        for (unsigned tid = 0; tid < T16_THREADS; ++tid)
+            t16r_load<Runs>(tile.data(), in.data, rows, cols, row0, col0, width, tid);
+        poisoned16 alone(rows * cols, out_lead);
+        for (unsigned tid = 0; tid < T16_THREADS; ++tid) {
+            t16r_store<Runs>(tile.data(), out.data, rows, row0, col0, width, tid);
+            t16r_store<Runs>(tile.data(), alone.data, rows, row0, col0, width, tid);
+        }
+        for (size_t i = 0; i < rows * cols; ++i)
+            written += alone.data[i] != POISON_BITS_16;
+    }
+    munmap(in.map, in.map_bytes);
+    return ok && written == rows * cols && out.matches(want);
+}
+
+/** @brief The three stores of the 16-byte kernel at one tile shape, on shapes with partial edge tiles. */
+template <class Tile>
+static void check_tile_shape(void)
+{
+    const size_t shapes[][2] = {{8, 8}, {64, 64}, {8, 200}, {200, 8}, {136, 72}, {72, 136}, {128, 256},
+                                {520, 64}, {64, 520}, {264, 136}};
+    char name[128];
+    for (const auto &s : shapes) {
+        snprintf(name, sizeof name, "port %ux%u: %zux%zu", Tile::rows, Tile::cols, s[0], s[1]);
+        report(check_vec8<Tile, T16_PORT>(s[0], s[1]), name);
+        snprintf(name, sizeof name, "prmt %ux%u: %zux%zu", Tile::rows, Tile::cols, s[0], s[1]);
+        report(check_vec8<Tile, T16_PRMT>(s[0], s[1]), name);
+        snprintf(name, sizeof name, "ldsm %ux%u: %zux%zu", Tile::rows, Tile::cols, s[0], s[1]);
+        report(check_vec8<Tile, T16_LDSM>(s[0], s[1]), name);
+    }
+}
+
+/** @brief The runs kernel at one run length, on shapes of any size, at 6 pairs of alignments. */
+template <class Runs>
+static void check_run_length(void)
+{
+    const size_t shapes[][2] = {{2, 2}, {2, 3}, {3, 2}, {5, 7}, {63, 65}, {64, 64}, {65, 63}, {79, 9}, {80, 130},
+                                {129, 67}, {130, 194}, {200, 201}, {7, 300}, {300, 7}, {517, 2}, {66, 9}, {145, 131}};
+    char name[128];
+    for (const auto &s : shapes)
+        for (unsigned b = 0; b < 16; b += 3) {
+            snprintf(name, sizeof name, "runs of %u: %zux%zu, in +%u, out +%u elements", Runs::run, s[0], s[1],
+                     b % 8, b);
+            report(check_runs<Runs>(s[0], s[1], b % 8, b), name);
+        }
+}
+
+/** @brief The default's rule: 64 x 64 tiles below two waves of 64 x 128 tiles, on each side of the boundary. */
+static void check_two_waves(void)
+{
+    report(t16_fewer_than_two_waves(1055, 528) && !t16_fewer_than_two_waves(1056, 528),
+           "two waves: 1055 tiles on 528 resident blocks are fewer, 1056 are not");
+}
+
+int main(void)
+{
+    check_two_waves();
+    check_tile_shape<tile16<64, 128>>();   // the step's tiles
+    check_tile_shape<tile16<64, 64>>();
+    check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups
+    check_run_length<runs16<128>>();       // the step's runs
+    check_run_length<runs16<112>>();       // a length that is no power of two
+    return failures ? 1 : 0;
+}
