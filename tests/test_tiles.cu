@@ -25,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <vector>
 
@@ -34,6 +32,7 @@
 #include "steps/11_any_shape/any_shape.cuh"
 #include "steps/11_any_shape/sector_runs.cuh"
 #include "steps/12_tma/tma_tile.cuh"
+#include "tests/guard_page.h"
 
 static int failures = 0;
 
@@ -49,40 +48,6 @@ static void report(bool ok, const char *name)
 static float value_of(size_t i)
 {
     return (float)(i % 1000003) + 0.25f;
-}
-
-/**
- * @brief Host memory whose last byte is followed by an inaccessible page:
- *        @p floats floats ending exactly at the page boundary, so reading
- *        one float past the end crashes the test.
- */
-struct guarded {
-    void *map;
-    size_t map_bytes;
-    float *data;
-};
-
-static guarded guarded_alloc(size_t floats)
-{
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t bytes = floats * sizeof(float);
-    const size_t data_pages = (bytes + page - 1) / page;
-    guarded g;
-    g.map_bytes = (data_pages + 1) * page;
-    g.map = mmap(NULL, g.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g.map == MAP_FAILED) {
-        perror("mmap");
-        exit(3);
-    }
-    unsigned char *guard = (unsigned char *)g.map + data_pages * page;
-    mprotect(guard, page, PROT_NONE);
-    g.data = (float *)(guard - bytes);
-    return g;
-}
-
-static void guarded_free(guarded g)
-{
-    munmap(g.map, g.map_bytes);
 }
 
 /** @brief Write NaN over @p n floats: what no correct transpose writes. */
@@ -129,8 +94,8 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     // `in` starts in_lead floats past a 16-byte boundary and ends where its last
     // 16-byte chunk ends, right before the guard page.
     const size_t slack = (4 - (in_lead + count) % 4) % 4;
-    guarded in_mem = guarded_alloc(count + slack);
-    float *in = in_mem.data;
+    guarded in_mem = guarded_alloc_bytes((count + slack) * sizeof(float));
+    float *in = (float *)in_mem.data;
     for (size_t i = 0; i < count; ++i)
         in[i] = value_of(i);
     std::vector<float> out_mem(count + 8);
@@ -210,8 +175,8 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsign
     const size_t count = rows * cols;
     // `in` starts in_lead floats past a 16-byte boundary and ends right before a guard page.
     const size_t slack = (4 - (in_lead + count) % 4) % 4;
-    guarded in_mem = guarded_alloc(count + slack);
-    float *in = in_mem.data;
+    guarded in_mem = guarded_alloc_bytes((count + slack) * sizeof(float));
+    float *in = (float *)in_mem.data;
     for (size_t i = 0; i < count; ++i)
         in[i] = value_of(i);
     std::vector<float> out_mem(count + 16);

@@ -24,14 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <vector>
 
 #include "check.h"
 #include "matrix.h"
 #include "steps/13_bf16/bf16.cuh"
+#include "tests/guard_page.h"
 
 static int failures = 0;
 
@@ -42,30 +41,19 @@ static void report(bool ok, const char *name)
     failures += !ok;
 }
 
-/** @brief @p count random 2-byte elements that end right before an inaccessible page, @p lead past a 16-byte boundary. */
-struct guarded16 {
-    void *map;
-    size_t map_bytes;
-    uint16_t *data;
-};
-
-static guarded16 guarded_input(size_t count, unsigned lead, unsigned seed)
+/** @brief @p count random 2-byte elements, @p lead past a 16-byte boundary, whose last chunk ends at a guard page. */
+static guarded guarded_input(size_t count, unsigned lead, unsigned seed)
 {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t bytes = (lead + count + (T16_CHUNK - (lead + count) % T16_CHUNK) % T16_CHUNK) * 2;
-    const size_t pages = (bytes + page - 1) / page;
-    guarded16 g;
-    g.map_bytes = (pages + 1) * page;
-    g.map = mmap(NULL, g.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g.map == MAP_FAILED) {
-        perror("mmap");
-        exit(3);
-    }
-    unsigned char *guard = (unsigned char *)g.map + pages * page;
-    mprotect(guard, page, PROT_NONE);
-    g.data = (uint16_t *)(guard - bytes) + lead;   // the last chunk of the matrix ends at the guard
-    fill_random_16(g.data, count, seed);
+    const size_t chunks_end = lead + count + (T16_CHUNK - (lead + count) % T16_CHUNK) % T16_CHUNK;
+    guarded g = guarded_alloc_bytes(chunks_end * 2);
+    fill_random_16((uint16_t *)g.data + lead, count, seed);
     return g;
+}
+
+/** @brief The first element of a guarded_input(). */
+static const uint16_t *elements_of(const guarded &g, unsigned lead)
+{
+    return (const uint16_t *)g.data + lead;
 }
 
 /** @brief An output of @p count elements, @p lead past a 32-byte boundary, with poison on both sides. */
@@ -125,9 +113,10 @@ static void play_ldsm_warp(const uint4 *tile, uint4 *out, size_t rows, size_t ro
 template <class Tile, t16_store Store>
 static bool check_vec8(size_t rows, size_t cols)
 {
-    guarded16 in = guarded_input(rows * cols, 0, 5);
+    guarded in_mem = guarded_input(rows * cols, 0, 5);
+    const uint16_t *in = elements_of(in_mem, 0);
     std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in.data, want.data(), rows, cols);
+    transpose_reference_16(in, want.data(), rows, cols);
     poisoned16 out(rows * cols, 0);
     std::vector<uint4> tile(Tile::rows * Tile::chunks_per_row);
     uint4 *out4 = reinterpret_cast<uint4 *>(out.data);
@@ -138,7 +127,7 @@ static bool check_vec8(size_t rows, size_t cols)
         const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
         memset(tile.data(), 0xAB, tile.size() * sizeof(uint4));
         for (unsigned tid = 0; tid < T16_THREADS; ++tid)
-            t16_load<Tile>(tile.data(), reinterpret_cast<const uint4 *>(in.data), cols, row0, col0, height, width, tid);
+            t16_load<Tile>(tile.data(), reinterpret_cast<const uint4 *>(in), cols, row0, col0, height, width, tid);
         for (unsigned w = 0; Store == T16_LDSM && w < T16_THREADS / 32; ++w)
             play_ldsm_warp<Tile>(tile.data(), out4, rows, row0, col0, height, width, w);
         for (unsigned tid = 0; Store == T16_PORT && tid < T16_THREADS; ++tid)
@@ -146,7 +135,7 @@ static bool check_vec8(size_t rows, size_t cols)
         for (unsigned tid = 0; Store == T16_PRMT && tid < T16_THREADS; ++tid)
             t16_store_prmt<Tile>(tile.data(), out4, rows, row0, col0, height, width, tid);
     }
-    munmap(in.map, in.map_bytes);
+    guarded_free(in_mem);
     return out.matches(want);
 }
 
@@ -154,9 +143,10 @@ static bool check_vec8(size_t rows, size_t cols)
 template <class Runs>
 static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
-    guarded16 in = guarded_input(rows * cols, in_lead, 13);
+    guarded in_mem = guarded_input(rows * cols, in_lead, 13);
+    const uint16_t *in = elements_of(in_mem, in_lead);
     std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in.data, want.data(), rows, cols);
+    transpose_reference_16(in, want.data(), rows, cols);
     poisoned16 out(rows * cols, out_lead);
     std::vector<uint16_t> tile(Runs::rows * T16R_STRIDE);
     const size_t tiles_y = ceil_div(rows, Runs::run), tiles = tiles_y * ceil_div(cols, T16R_COLS);
@@ -173,7 +163,7 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
         t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
         for (unsigned tid = 0; tid < T16_THREADS; ++tid)
-            t16r_load<Runs>(tile.data(), in.data, rows, cols, row0, col0, width, tid);
+            t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, width, tid);
         poisoned16 alone(rows * cols, out_lead);
         for (unsigned tid = 0; tid < T16_THREADS; ++tid) {
             t16r_store<Runs>(tile.data(), out.data, rows, row0, col0, width, tid);
@@ -182,7 +172,7 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
         for (size_t i = 0; i < rows * cols; ++i)
             written += alone.data[i] != POISON_BITS_16;
     }
-    munmap(in.map, in.map_bytes);
+    guarded_free(in_mem);
     return ok && written == rows * cols && out.matches(want);
 }
 
