@@ -490,17 +490,21 @@ def steps(page: Page) -> str:
     return block(markdown(["step", "idea", "write-up"], body), note)
 
 
-def exercise_row(ex: str, kernel: str) -> pd.Series:
-    """One row of an exercise (kernel: reference or step): from docs/reference-timings.csv, or, for an exercise
-    that GPU has not timed yet, from the first other GPU's <gpu>-reference-timings.csv that has it."""
+def exercise_timings(ex: str) -> str:
+    """Where an exercise's timings are: "" for docs/reference-timings.csv, or, for an exercise that GPU has not
+    timed yet, the slug of the first other GPU whose <gpu>-reference-timings.csv has it."""
     for gpu in ["", *(slug for slug in results.gpus()["slug"] if slug != "h200")]:
         if gpu and not results.path(gpu, "reference-timings").is_file():
             continue
-        rows = select(gpu, "reference-timings", kernel=kernel)
-        rows = rows[rows["exercise"].str.split("_").str[0] == ex]
-        if not rows.empty:
-            return rows.iloc[0]
-    raise TemplateError(f"no row for exercise {ex}'s {kernel} in any reference timings")
+        if (select(gpu, "reference-timings")["exercise"].str.split("_").str[0] == ex).any():
+            return gpu
+    raise TemplateError(f"no reference timings of exercise {ex} on any GPU")
+
+
+def exercise_row(ex: str, kernel: str) -> pd.Series:
+    """One row of an exercise (kernel: reference or step), from the file exercise_timings() names."""
+    rows = select(exercise_timings(ex), "reference-timings", kernel=kernel)
+    return only(rows[rows["exercise"].str.split("_").str[0] == ex], f"exercise {ex}'s {kernel}")
 
 
 def expected(page: Page, ex: str, also: str | None = None) -> str:
@@ -525,7 +529,7 @@ def expected(page: Page, ex: str, also: str | None = None) -> str:
             "*vs step*; above 1.00x the reference is faster. % of copy carries over to other GPUs better than "
             "GB/s does.")
     header = ["kernel", "median ms", "GB/s", "% of copy", "reference vs this"]
-    return block(note, markdown(header, body), source("", "reference-timings"))
+    return block(note, markdown(header, body), source(exercise_timings(ex), "reference-timings"))
 
 
 def reference(page: Page, gpu: str | None = None) -> str:

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, assert_exit, clean_env, first_lines, host_memory, make_command, one_error_line, run
-from lab import reference, schema
+from lab import reference, results, schema, tables
 from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, ncu_candidates,
                        pick_finding, run_sanitizer, sanitizer_records)
 
@@ -434,6 +434,25 @@ def test_a_stale_reference_timing_is_caught(how, tmp_path, monkeypatch):
     problems = [p for p in reference.check_reference_hashes() if not p.startswith(new_ones)]
     assert len(problems) == len(expected), problems
     assert all(p.startswith(e) for p, e in zip(problems, expected, strict=True)), problems
+
+
+def test_an_exercise_the_canonical_gpu_has_not_timed_quotes_another(monkeypatch):
+    """expected() quotes docs/reference-timings.csv, or, for an exercise that file lacks, another GPU's file,
+    and names that file under its table."""
+    committed = tables.select
+
+    def select_without_05(gpu, kind="bench", **equal):   # the canonical file as if exercise 05 were new
+        rows = committed(gpu, kind, **equal)
+        return rows[~rows["exercise"].str.startswith("05_")] if (gpu, kind) == ("", "reference-timings") else rows
+
+    monkeypatch.setattr(tables, "select", select_without_05)
+    others = [slug for slug in results.gpus()["slug"] if results.path(slug, "reference-timings").is_file()]
+    if not any(slug != "h200" for slug in others):
+        pytest.skip("no second GPU's reference timings are committed")
+    assert tables.exercise_timings("05") not in ("", "h200")
+    assert tables.exercise_timings("06") == ""
+    page = tables.expected(tables.Page(ROOT, "h200"), "05")
+    assert f"{tables.exercise_timings('05')}-reference-timings.csv" in page
 
 
 def test_a_reworded_comment_leaves_the_hash_alone(tmp_path):
