@@ -23,6 +23,14 @@
 #define T16_THREADS 256
 /** 2-byte elements in a 16-byte chunk. */
 #define T16_CHUNK 8
+/** The smaller of @p b and the blocks of 256 threads the GPU's thread limit allows. */
+#define T16_CAP_BLOCKS(b) (MAX_BLOCKS_PER_SM(T16_THREADS) < (b) ? MAX_BLOCKS_PER_SM(T16_THREADS) : (b))
+/**
+ * Blocks per multiprocessor for the 16-byte kernel's `__launch_bounds__`:
+ * 6 x 256 threads leave 40 registers a thread, which it fits without
+ * spilling (without the cap it takes 64, and only 4 blocks fit).
+ */
+#define T16_BLOCKS_PER_SM T16_CAP_BLOCKS(6)
 
 /**
  * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
@@ -301,7 +309,7 @@ enum t16_store { T16_PORT, T16_PRMT, T16_LDSM };
 
 /** @brief The 16-byte kernel: tiles of 16-byte chunks, written by @p Store. */
 template <class Tile, t16_store Store>
-static __global__ void __launch_bounds__(T16_THREADS)
+static __global__ void __launch_bounds__(T16_THREADS, T16_BLOCKS_PER_SM)
 transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
@@ -482,7 +490,7 @@ static __host__ __device__ __forceinline__ void t16r_store(const uint16_t *tile,
 
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
-static __global__ void __launch_bounds__(T16_THREADS)
+static __global__ void __launch_bounds__(T16_THREADS)   // uncapped: at 5 blocks (48 registers) it spills
 transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint16_t tile[Runs::rows * T16R_STRIDE];
