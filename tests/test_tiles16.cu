@@ -123,8 +123,6 @@ static void play_stsm_warp(uint4 *tile, const uint4 *in, size_t cols, size_t row
     for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {
         unsigned g, h0;
         t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);
-        if (g * T16_CHUNK >= height)
-            continue;
         uint32_t w[32][4], f[32][4] = {};
         for (unsigned lane = 0; lane < 32; ++lane) {
             const uint4 v = t16_stsm_fetch<Tile>(in, cols, row0, col0, g, h0, height, width, lane);

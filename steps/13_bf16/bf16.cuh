@@ -424,9 +424,7 @@ UNROLL_ON_DEVICE
 UNROLL_ON_DEVICE
     for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {
         unsigned g, h0;
-        t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);
-        if (g * T16_CHUNK >= height)   // the same for the whole warp
-            continue;
+        t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);   // past the tile's height: zeros, never read
         const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
         uint32_t f[4] = {0, 0, 0, 0};
 UNROLL_ON_DEVICE
