@@ -4,10 +4,10 @@
  *        every tile of a matrix is loaded and stored by 256 emulated
  *        threads, so the tests need no GPU and run in CI.
  *
- * - The 16-byte kernel's three stores (the port, PRMT, ldmatrix) at each
- *   tile shape, on shapes of whole chunks with partial tiles at the edges.
- *   `ldmatrix .x4 .trans` and the shuffles are played from their PTX
- *   definitions, lane by lane.
+ * - The 16-byte kernel's three stores (the port, PRMT, ldmatrix) and the
+ *   stmatrix kernel at each tile shape, on shapes of whole chunks with
+ *   partial tiles at the edges. `ldmatrix .x4 .trans`, `stmatrix .x4 .trans`
+ *   and the shuffles are played from their PTX definitions, lane by lane.
  * - The default's rule: fewer than two waves of tiles take 64 x 64 tiles.
  * - The sector runs of 2-byte elements, at every run length, on shapes of
  *   any size, with the input and the output at several 2-byte alignments.
@@ -107,6 +107,68 @@ static void play_ldsm_warp(const uint4 *tile, uint4 *out, size_t rows, size_t ro
         for (unsigned lane = 0; lane < 32; ++lane)
             t16_ldsm_store(out, v[lane], rows, row0, col0, g0, h, height, width, lane);
     }
+}
+
+/**
+ * @brief Play the stmatrix load for one warp: the loads, the quad shuffles,
+ *        and `stmatrix .x4 .trans` from its definition (lane 4a + q holds
+ *        row a, elements 2q and 2q + 1 of each matrix; .trans stores element
+ *        (a, j) at element a of stored row j, whose address lane 8m + j gives).
+ */
+template <class Tile>
+static void play_stsm_warp(uint4 *tile, const uint4 *in, size_t cols, size_t row0, size_t col0, unsigned height,
+                           unsigned width, unsigned warp)
+{
+    uint16_t *elements = reinterpret_cast<uint16_t *>(tile);
+    for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {
+        unsigned g, h0;
+        t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);
+        uint32_t w[32][4], f[32][4] = {};
+        for (unsigned lane = 0; lane < 32; ++lane) {
+            const uint4 v = t16_stsm_fetch<Tile>(in, cols, row0, col0, g, h0, height, width, lane);
+            w[lane][0] = v.x, w[lane][1] = v.y, w[lane][2] = v.z, w[lane][3] = v.w;
+        }
+        for (unsigned k = 0; k < 4; ++k) {
+            uint32_t sent[32];
+            for (unsigned lane = 0; lane < 32; ++lane)
+                sent[lane] = t16_quad_send(w[lane], lane, k);
+            for (unsigned lane = 0; lane < 32; ++lane)
+                put4(f[lane], (lane % 4 + k) % 4, sent[t16_quad_source(lane, k)]);
+        }
+        for (unsigned m = 0; m < 4; ++m)
+            for (unsigned lane = 0; lane < 32; ++lane) {
+                const unsigned a = lane / 4, q = lane % 4;
+                elements[t16_stsm_slot<Tile>(8 * m + 2 * q, g, h0) * 8 + a] = (uint16_t)f[lane][m];
+                elements[t16_stsm_slot<Tile>(8 * m + 2 * q + 1, g, h0) * 8 + a] = (uint16_t)(f[lane][m] >> 16);
+            }
+    }
+}
+
+/** @brief The stmatrix kernel at tile shape @p Tile, played over a whole rows x cols matrix. */
+template <class Tile>
+static bool check_stsm(size_t rows, size_t cols)
+{
+    guarded in_mem = guarded_input(rows * cols, 0, 7);
+    const uint16_t *in = elements_of(in_mem, 0);
+    std::vector<uint16_t> want(rows * cols);
+    transpose_reference_16(in, want.data(), rows, cols);
+    poisoned16 out(rows * cols, 0);
+    std::vector<uint4> tile(Tile::rows * Tile::chunks_per_row);
+    const size_t tiles_y = ceil_div(rows, Tile::rows), tiles = tiles_y * ceil_div(cols, Tile::cols);
+    for (size_t t = 0; t < tiles; ++t) {
+        size_t row0, col0;
+        t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
+        const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
+        memset(tile.data(), 0xAB, tile.size() * sizeof(uint4));
+        for (unsigned w = 0; w < T16_THREADS / 32; ++w)
+            play_stsm_warp<Tile>(tile.data(), reinterpret_cast<const uint4 *>(in), cols, row0, col0, height,
+                                 width, w);
+        for (unsigned tid = 0; tid < T16_THREADS; ++tid)
+            t16_store_rows<Tile>(tile.data(), reinterpret_cast<uint4 *>(out.data), rows, row0, col0, height, width,
+                                 tid);
+    }
+    guarded_free(in_mem);
+    return out.matches(want);
 }
 
 /** @brief The 16-byte kernel with @p Store at tile shape @p Tile, played over a whole rows x cols matrix. */
@@ -248,6 +310,8 @@ static void check_tile_shape(void)
         report(check_vec8<Tile, T16_PRMT>(s[0], s[1]), name);
         snprintf(name, sizeof name, "ldsm %ux%u: %zux%zu", Tile::rows, Tile::cols, s[0], s[1]);
         report(check_vec8<Tile, T16_LDSM>(s[0], s[1]), name);
+        snprintf(name, sizeof name, "stsm %ux%u: %zux%zu", Tile::rows, Tile::cols, s[0], s[1]);
+        report(check_stsm<Tile>(s[0], s[1]), name);
     }
 }
 

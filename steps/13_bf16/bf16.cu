@@ -10,8 +10,8 @@
  * Instead, a thread reads one word (columns 2h, 2h + 1) from each of 8
  * tile rows, and byte permutes (`__byte_perm`, `PRMT`) pair the low halves
  * into column 2h's chunk and the high halves into column 2h + 1's: 8 loads
- * of 4 bytes for two 16-byte chunks (`prmt`, the default). In `ldsm`,
- * `ldmatrix .trans` transposes 8x8 blocks and shuffles gather chunks.
+ * of 4 bytes for two 16-byte chunks (`prmt`, the default). `ldsm` and
+ * `stsm` transpose 8x8 blocks with `ldmatrix`/`stmatrix .trans` instead.
  *
  * ## The kernels
  * `prmt`, `port` and `ldsm` use 64 x 128 tiles (16 KB, step 09's bytes);
@@ -70,6 +70,18 @@ static size_t launch_ldsm(const uint16_t *in, uint16_t *out, size_t rows, size_t
     return transpose16_launch<tile_64x128, T16_LDSM, runs_128>(in, out, rows, cols, stream);
 }
 
+/** @brief stmatrix .trans transposes 8x8 blocks on the way into shared memory; rows are copied out. */
+static size_t launch_stsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (rows == 1 || cols == 1 || !vec8_fits(in, out, rows, cols))
+        return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
+    const dim3 block(T16_THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols), 1);
+    transpose16_stsm<tile_64x128><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
+                                                              reinterpret_cast<uint4 *>(out), rows, cols);
+    return threads_launched(grid, block);
+}
+
 /** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */
 static size_t launch_prmt_64x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -94,6 +106,8 @@ static const kernel_variant variants[] = {
     variant16("port", "64x128 tiles; the float32 store: one 2-byte shared load per element", launch_port),
     variant16("ldsm", "64x128 tiles; ldmatrix .trans reads 8x8 blocks transposed, shuffles make 16-byte chunks",
               launch_ldsm, 75),
+    variant16("stsm", "64x128 tiles; stmatrix .trans stores 8x8 blocks transposed, rows copied out as 16-byte chunks",
+              launch_stsm, 90),
     variant16("prmt_64x64", "the PRMT store on 64x64 tiles: the float32 tile's elements, half its bytes",
               launch_prmt_64x64),
     variant16("prmt_128x64", "the PRMT store on 128x64 tiles: 256 bytes into each row of out",

@@ -332,6 +332,141 @@ transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
     }
 }
 
+/* ---------------------------------------------------------------- stmatrix: the transpose on the way in */
+
+/** 1 where the GPU has `stmatrix` (compute capability 9.0 and newer), else 0. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define HAS_STMATRIX 1
+#else
+#define HAS_STMATRIX 0
+#endif
+
+/**
+ * @brief Where chunk @p g of row @p c of the *transposed* tile lives: the
+ *        stmatrix kernel keeps tile column c (row col0 + c of `out`) as a
+ *        row of Tile::rows elements. The XOR differs over the 8 rows one
+ *        stored 8x8 block covers, so `stmatrix` writes 8 bank groups.
+ */
+template <class Tile>
+static __host__ __device__ __forceinline__ unsigned t16_slot_t(unsigned c, unsigned g)
+{
+    return c * (Tile::rows / T16_CHUNK) + (g ^ ((c ^ c / T16_CHUNK) % T16_CHUNK));
+}
+
+/** @brief stmatrix job @p job of a tile: the 8x8 blocks (g, h0 .. h0 + 3) of `in`, h0 a multiple of 4. */
+template <class Tile>
+static __host__ __device__ __forceinline__ void t16_stsm_job(unsigned job, unsigned *g, unsigned *h0)
+{
+    constexpr unsigned quads = Tile::chunks_per_row / 4;
+    *g = job / quads;
+    *h0 = 4 * (job % quads);
+}
+
+/**
+ * @brief Lane @p lane's 16-byte load of job (g, h0): row 8 g + lane / 4 of
+ *        the tile, chunk h0 + lane % 4 (4 lanes read 64 contiguous bytes
+ *        of a row). Outside the tile it is zero: every lane must still
+ *        take part in the shuffles and the store, whose result is not read.
+ */
+template <class Tile>
+static __host__ __device__ __forceinline__ uint4 t16_stsm_fetch(const uint4 *in, size_t cols, size_t row0, size_t col0,
+                                                                unsigned g, unsigned h0, unsigned height,
+                                                                unsigned width, unsigned lane)
+{
+    const unsigned r = g * T16_CHUNK + lane / 4, k = h0 + lane % 4;
+    if (r >= height || k * T16_CHUNK >= width)
+        return make_uint4(0, 0, 0, 0);
+    return in[((row0 + r) * cols + col0) / T16_CHUNK + k];
+}
+
+/**
+ * @brief The shared address lane @p lane gives `stmatrix .x4 .trans` for
+ *        job (g, h0): stored row lane % 8 of matrix lane / 8. Matrix m is
+ *        block (g, h0 + m) transposed, so its row i is tile column
+ *        8 (h0 + m) + i, and its 8 elements are chunk g of that row.
+ */
+template <class Tile>
+static __host__ __device__ __forceinline__ unsigned t16_stsm_slot(unsigned lane, unsigned g, unsigned h0)
+{
+    return t16_slot_t<Tile>(T16_CHUNK * (h0 + lane / 8) + lane % 8, g);
+}
+
+/**
+ * @brief Read the transposed tile a row at a time and write it out: chunk
+ *        g of row c is chunk g of row col0 + c of `out`, from element row0
+ *        on; neighbouring lanes write neighbouring chunks.
+ */
+template <class Tile>
+static __host__ __device__ __forceinline__ void t16_store_rows(const uint4 *tile, uint4 *out, size_t rows, size_t row0,
+                                                               size_t col0, unsigned height, unsigned width,
+                                                               unsigned tid)
+{
+    constexpr unsigned groups = Tile::rows / T16_CHUNK;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < Tile::loads; ++p) {
+        const unsigned item = p * T16_THREADS + tid, g = item % groups, c = item / groups;
+        if (g * T16_CHUNK < height && c < width)
+            out[((col0 + c) * rows + row0) / T16_CHUNK + g] = tile[t16_slot_t<Tile>(c, g)];
+    }
+}
+
+/**
+ * @brief The stmatrix load: each warp job loads four 8x8 blocks of `in` as
+ *        16-byte chunks, a quad transpose by shuffles turns them into
+ *        `stmatrix` fragments (lane 4a + q: row a, elements 2q and 2q + 1
+ *        of each block), and `stmatrix .x4 .trans` stores the four blocks
+ *        transposed into the tile.
+ */
+template <class Tile>
+static __device__ __forceinline__ void t16_stsm_load(uint4 *tile, const uint4 *in, size_t cols, size_t row0,
+                                                     size_t col0, unsigned height, unsigned width, unsigned tid)
+{
+    const unsigned warp = tid / 32, lane = tid % 32;
+    uint4 v[Tile::ldsm_jobs];
+UNROLL_ON_DEVICE
+    for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {   // all of a lane's loads first
+        unsigned g, h0;
+        t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);
+        v[i] = t16_stsm_fetch<Tile>(in, cols, row0, col0, g, h0, height, width, lane);
+    }
+UNROLL_ON_DEVICE
+    for (unsigned i = 0; i < Tile::ldsm_jobs; ++i) {
+        unsigned g, h0;
+        t16_stsm_job<Tile>(Tile::ldsm_jobs * warp + i, &g, &h0);   // past the tile's height: zeros, never read
+        const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+        uint32_t f[4] = {0, 0, 0, 0};
+UNROLL_ON_DEVICE
+        for (unsigned k = 0; k < 4; ++k)
+            put4(f, (lane % 4 + k) % 4, __shfl_sync(0xFFFFFFFFu, t16_quad_send(w, lane, k), t16_quad_source(lane, k)));
+        const unsigned address = (unsigned)__cvta_generic_to_shared(tile + t16_stsm_slot<Tile>(lane, g, h0));
+#if HAS_STMATRIX
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                     ::"r"(address), "r"(f[0]), "r"(f[1]), "r"(f[2]), "r"(f[3])
+                     : "memory");
+#else
+        (void)address;
+#endif
+    }
+}
+
+/** @brief The stmatrix kernel: the tile transposed on its way into shared memory, then copied out by rows. */
+template <class Tile>
+static __global__ void __launch_bounds__(T16_THREADS, T16_BLOCKS_PER_SM)
+transpose16_stsm(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
+{
+    __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
+    const size_t tiles_y = ceil_div(rows, Tile::rows);
+    for (size_t t = blockIdx.x; t < tiles_y * ceil_div(cols, Tile::cols); t += gridDim.x) {
+        size_t row0, col0;
+        t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
+        const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
+        t16_stsm_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
+        __syncthreads();
+        t16_store_rows<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+        __syncthreads();
+    }
+}
+
 /* ---------------------------------------------------------------- any shape: sector runs of 2-byte elements */
 
 /** 2-byte elements in a 32-byte sector. */
