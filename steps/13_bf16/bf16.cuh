@@ -26,11 +26,15 @@
 /** The smaller of @p b and the blocks of 256 threads the GPU's thread limit allows. */
 #define T16_CAP_BLOCKS(b) (MAX_BLOCKS_PER_SM(T16_THREADS) < (b) ? MAX_BLOCKS_PER_SM(T16_THREADS) : (b))
 /**
- * Blocks per multiprocessor for the 16-byte kernel's `__launch_bounds__`:
- * 6 x 256 threads leave 40 registers a thread, which it fits without
- * spilling (without the cap it takes 64, and only 4 blocks fit).
+ * Blocks per multiprocessor for the 16-byte kernels' `__launch_bounds__`: all
+ * the thread limit allows. On sm_80 and sm_90 that is 8 x 256 threads, which
+ * leaves 32 registers a thread; the PRMT, port and stmatrix stores fit them
+ * without spilling (uncapped, the compiler takes 64 or more and only 3 or 4
+ * blocks fit).
  */
-#define T16_BLOCKS_PER_SM T16_CAP_BLOCKS(6)
+#define T16_FULL_BLOCKS T16_CAP_BLOCKS(8)
+/** Blocks per multiprocessor for the ldmatrix store, which spills at 32 registers. */
+#define T16_LDSM_BLOCKS T16_CAP_BLOCKS(6)
 
 /**
  * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
@@ -309,7 +313,7 @@ enum t16_store { T16_PORT, T16_PRMT, T16_LDSM };
 
 /** @brief The 16-byte kernel: tiles of 16-byte chunks, written by @p Store. */
 template <class Tile, t16_store Store>
-static __global__ void __launch_bounds__(T16_THREADS, T16_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(T16_THREADS, Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_FULL_BLOCKS)
 transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
@@ -451,7 +455,7 @@ UNROLL_ON_DEVICE
 
 /** @brief The stmatrix kernel: the tile transposed on its way into shared memory, then copied out by rows. */
 template <class Tile>
-static __global__ void __launch_bounds__(T16_THREADS, T16_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(T16_THREADS, T16_FULL_BLOCKS)
 transpose16_stsm(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
