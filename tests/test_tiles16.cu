@@ -225,7 +225,7 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
         t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
         for (unsigned tid = 0; tid < T16_THREADS; ++tid)
-            t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, t16_extent(rows, row0, Runs::rows), width, tid);
+            t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, width, tid);
         poisoned16 alone(rows * cols, out_lead);
         for (unsigned tid = 0; tid < T16_THREADS; ++tid) {
             t16r_store<Runs>(tile.data(), out.data, rows, row0, col0, width, tid);
@@ -236,64 +236,6 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
     }
     guarded_free(in_mem);
     return ok && written == rows * cols && out.matches(want);
-}
-
-/**
- * @brief The shifted grid (transpose16_shifted()) over a whole matrix, input
- *        and output at the leads given: runs of tile rows 1 and up start on
- *        a sector, tile columns 1 and up on a chunk of `in`, and no element
- *        is written by two tiles.
- */
-template <unsigned Run>
-static bool check_shifted(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
-{
-    using Runs = shifted16<Run>;
-    guarded in_mem = guarded_input(rows * cols, in_lead, 17);
-    const uint16_t *in = elements_of(in_mem, in_lead);
-    std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in, want.data(), rows, cols);
-    poisoned16 out(rows * cols, out_lead);
-    std::vector<uint16_t> tile(Runs::rows * T16R_STRIDE);
-    unsigned row_shift, col_shift;
-    t16s_shifts(in, out.data, Run, &row_shift, &col_shift);
-    const size_t tiles_y = ceil_div(rows + row_shift, Run), tiles = tiles_y * ceil_div(cols + col_shift, T16R_COLS);
-    bool ok = true;
-    size_t written = 0;
-    for (size_t t = 0; t < tiles; ++t) {
-        size_t row0, row_end, col0, col_end;
-        t16s_tile(t, tiles_y, Run, row_shift, col_shift, rows, cols, &row0, &row_end, &col0, &col_end);
-        ok = ok && (row0 == 0 || (uintptr_t)(out.data + row0) % 32 == 0);   // row 0 of `out`: the rest is rows apart
-        ok = ok && (col0 == 0 || (uintptr_t)(in + col0) % 16 == 0);
-        const unsigned width = (unsigned)(col_end - col0);
-        for (unsigned tid = 0; tid < T16_THREADS; ++tid)
-            t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, (unsigned)(row_end - row0), width, tid);
-        poisoned16 alone(rows * cols, out_lead);
-        for (unsigned tid = 0; tid < T16_THREADS; ++tid) {
-            const unsigned cc = tid / T16R_STORE_LANES, lane = tid % T16R_STORE_LANES;
-            if (cc >= width)
-                continue;
-            t16r_store_span<Runs>(tile.data(), out.data, rows, row0, col0, cc, lane, row0, row_end);
-            t16r_store_span<Runs>(tile.data(), alone.data, rows, row0, col0, cc, lane, row0, row_end);
-        }
-        for (size_t i = 0; i < rows * cols; ++i)
-            written += alone.data[i] != POISON_BITS_16;
-    }
-    guarded_free(in_mem);
-    return ok && written == rows * cols && out.matches(want);
-}
-
-/** @brief The shifted grid on shapes of whole sectors and chunks, at every pair of leads. */
-static void check_shifted_grid(void)
-{
-    const size_t shapes[][2] = {{16, 8}, {16, 64}, {32, 136}, {144, 72}, {256, 200}, {160, 8}, {16, 264}};
-    char name[128];
-    for (const auto &s : shapes)
-        for (unsigned in_lead = 0; in_lead < 8; ++in_lead)
-            for (unsigned out_lead = 0; out_lead < 16; out_lead += 3) {
-                snprintf(name, sizeof name, "shifted grid: %zux%zu, in +%u, out +%u elements", s[0], s[1], in_lead,
-                         out_lead);
-                report(check_shifted<128>(s[0], s[1], in_lead, out_lead), name);
-            }
 }
 
 /** @brief The three stores of the 16-byte kernel at one tile shape, on shapes with partial edge tiles. */
@@ -344,7 +286,6 @@ int main(void)
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups
     check_run_length<runs16<128>>();       // the step's runs
-    check_shifted_grid();
     check_run_length<runs16<112>>();       // a length that is no power of two
     return failures ? 1 : 0;
 }

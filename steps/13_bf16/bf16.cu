@@ -15,10 +15,11 @@
  *
  * ## The kernels
  * `prmt`, `port` and `ldsm` use 64 x 128 tiles (16 KB, step 09's bytes);
- * `prmt_64x64` keeps the float32 tile's elements (`prmt` takes it below
- * two waves of tiles); `prmt_128x64` writes 256 bytes into each row of
- * `out`. Other rows take step 11's sector runs (`runs`), on its shifted
- * grid behind a misaligned pointer; vectors are copied.
+ * `prmt_64x64` keeps the float32 tile's elements, which `prmt` takes too
+ * where 64 x 128 tiles fill the GPU fewer than twice; `prmt_128x64`
+ * writes 256 bytes into each row of `out`. Where rows are not whole
+ * aligned chunks, `runs` (step 11's sector runs for 2-byte elements) runs;
+ * vectors are copied.
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is

@@ -518,17 +518,16 @@ static __host__ __device__ __forceinline__ void t16r_run(size_t rows, unsigned s
 }
 
 /**
- * @brief Load rows row0 .. row0 + height - 1 of the tile's @p width columns
- *        (at most Runs::rows and 64), each as the 9 aligned 16-byte chunks
- *        that cover it (8 where the row starts on a chunk); every element
- *        goes to its own column. The two chunks of the
+ * @brief Load rows row0 .. row0 + Run + 15 of the tile's 64 columns (those
+ *        inside the matrix), each as the 9 aligned 16-byte chunks that cover
+ *        it; every element goes to its own column. The two chunks of the
  *        whole matrix that stick out of it are read element by element.
  */
 template <class Runs>
 static __host__ __device__ __forceinline__ void t16r_load(uint16_t *tile, const uint16_t *in, size_t rows, size_t cols,
-                                                          size_t row0, size_t col0, unsigned height, unsigned width,
-                                                          unsigned tid)
+                                                          size_t row0, size_t col0, unsigned width, unsigned tid)
 {
+    const unsigned height = t16_extent(rows, row0, Runs::rows);
     const unsigned lead = t16r_lead(in, 16);
     const uint4 *chunks = reinterpret_cast<const uint4 *>(in - lead);
     const size_t count = rows * cols;
@@ -574,16 +573,19 @@ UNROLL_ON_DEVICE
 }
 
 /**
- * @brief Write elements [first, last) of row col0 + cc of `out` from tile
- *        column cc (tile row 0 is row0 of `in`) with 4 lanes: whole 16-byte
- *        chunks in 64-byte groups, and the 0-7 elements before the first
- *        chunk and after the last one by one.
+ * @brief Write the tile's runs: thread t writes run t / 4 with its 4
+ *        lanes, whole 16-byte chunks in 64-byte groups, and the 0-7
+ *        elements before the first chunk and after the last one by one.
  */
 template <class Runs>
-static __host__ __device__ __forceinline__ void t16r_store_span(const uint16_t *tile, uint16_t *out, size_t rows,
-                                                                size_t row0, size_t col0, unsigned cc, unsigned lane,
-                                                                size_t first, size_t last)
+static __host__ __device__ __forceinline__ void t16r_store(const uint16_t *tile, uint16_t *out, size_t rows,
+                                                           size_t row0, size_t col0, unsigned width, unsigned tid)
 {
+    const unsigned cc = tid / T16R_STORE_LANES, lane = tid % T16R_STORE_LANES;
+    if (cc >= width)
+        return;
+    size_t first, last;
+    t16r_run<Runs>(rows, t16r_lead(out, 32), row0, col0 + cc, &first, &last);
     const unsigned length = (unsigned)(last - first);
     const size_t start = (col0 + cc) * rows + first;
     const unsigned lead16 = t16r_lead(out, 16);
@@ -614,19 +616,6 @@ UNROLL_ON_DEVICE
         }
 }
 
-/** @brief Write the tile's runs (t16r_run()): thread t writes run t / 4 with its 4 lanes. */
-template <class Runs>
-static __host__ __device__ __forceinline__ void t16r_store(const uint16_t *tile, uint16_t *out, size_t rows,
-                                                           size_t row0, size_t col0, unsigned width, unsigned tid)
-{
-    const unsigned cc = tid / T16R_STORE_LANES, lane = tid % T16R_STORE_LANES;
-    if (cc >= width)
-        return;
-    size_t first, last;
-    t16r_run<Runs>(rows, t16r_lead(out, 32), row0, col0 + cc, &first, &last);
-    t16r_store_span<Runs>(tile, out, rows, row0, col0, cc, lane, first, last);
-}
-
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
 static __global__ void __launch_bounds__(T16_THREADS)   // uncapped: at 5 blocks (48 registers) it spills
@@ -638,90 +627,9 @@ transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, si
         size_t row0, col0;
         t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
-        t16r_load<Runs>(tile, in, rows, cols, row0, col0, t16_extent(rows, row0, Runs::rows), width, threadIdx.x);
+        t16r_load<Runs>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();
         t16r_store<Runs>(tile, out, rows, row0, col0, width, threadIdx.x);
-        __syncthreads();
-    }
-}
-
-/* ---------------------------------------------------------------- the shifted grid: misaligned pointers */
-
-/**
- * @brief A tile of the shifted grid: Run rows of `in` (one run of each row
- *        of `out`, no extra rows) by 64 columns.
- */
-template <unsigned Run>
-struct shifted16 {
-    /** Elements of each run. */
-    static constexpr unsigned run = Run;
-    /** Rows of `in` a tile loads: its run's, no more. */
-    static constexpr unsigned rows = Run;
-    /** Chunks a tile loads. */
-    static constexpr unsigned items = rows * T16R_CHUNKS_PER_ROW;
-    /** Chunk loads per thread. */
-    static constexpr unsigned passes = (items + T16_THREADS - 1) / T16_THREADS;
-};
-
-/**
- * @brief True where one shift of the tile grid aligns every tile: rows of
- *        `out` a whole number of sectors (rows % 16 == 0), so that each
- *        starts at the same place in its sector, and rows of `in` a whole
- *        number of chunks (cols % 8 == 0), likewise.
- */
-static __host__ __device__ __forceinline__ bool t16s_fits(size_t rows, size_t cols)
-{
-    return rows % T16R_SECTOR == 0 && cols % T16_CHUNK == 0;
-}
-
-/**
- * @brief How far the grid moves up (rows of `in`) and left (columns) so that
- *        every tile row but the first starts on a sector of `out`, and every
- *        tile column but the first on a chunk of `in`.
- */
-static __host__ __device__ __forceinline__ void t16s_shifts(const uint16_t *in, const uint16_t *out, unsigned run,
-                                                            unsigned *row_shift, unsigned *col_shift)
-{
-    const unsigned to_sector = (T16R_SECTOR - t16r_lead(out, 32) % T16R_SECTOR) % T16R_SECTOR;
-    const unsigned to_chunk = (T16_CHUNK - t16r_lead(in, 16)) % T16_CHUNK;
-    *row_shift = (run - to_sector) % run;
-    *col_shift = (T16R_COLS - to_chunk) % T16R_COLS;
-}
-
-/** @brief Tile @p t of the shifted grid: rows [*row0, *row_end) and columns [*col0, *col_end) of `in`. */
-static __host__ __device__ __forceinline__ void t16s_tile(size_t t, size_t tiles_y, unsigned run, unsigned row_shift,
-                                                          unsigned col_shift, size_t rows, size_t cols, size_t *row0,
-                                                          size_t *row_end, size_t *col0, size_t *col_end)
-{
-    const size_t r = (t % tiles_y) * run, c = (t / tiles_y) * T16R_COLS;
-    *row0 = r > row_shift ? r - row_shift : 0;
-    *row_end = r + run - row_shift < rows ? r + run - row_shift : rows;
-    *col0 = c > col_shift ? c - col_shift : 0;
-    *col_end = c + T16R_COLS - col_shift < cols ? c + T16R_COLS - col_shift : cols;
-}
-
-/**
- * @brief Sector runs on the shifted grid (t16s_fits() shapes, any 2-byte
- *        alignment): each tile loads exactly its Run rows, 8 aligned chunks
- *        each, and writes runs that start on sectors.
- */
-template <class Runs>
-static __global__ void __launch_bounds__(T16_THREADS)
-transpose16_shifted(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, size_t rows, size_t cols)
-{
-    __shared__ uint16_t tile[Runs::rows * T16R_STRIDE];
-    unsigned row_shift, col_shift;
-    t16s_shifts(in, out, Runs::run, &row_shift, &col_shift);
-    const size_t tiles_y = ceil_div(rows + row_shift, Runs::run);
-    const unsigned cc = threadIdx.x / T16R_STORE_LANES, lane = threadIdx.x % T16R_STORE_LANES;
-    for (size_t t = blockIdx.x; t < tiles_y * ceil_div(cols + col_shift, T16R_COLS); t += gridDim.x) {
-        size_t row0, row_end, col0, col_end;
-        t16s_tile(t, tiles_y, Runs::run, row_shift, col_shift, rows, cols, &row0, &row_end, &col0, &col_end);
-        const unsigned width = (unsigned)(col_end - col0);
-        t16r_load<Runs>(tile, in, rows, cols, row0, col0, (unsigned)(row_end - row0), width, threadIdx.x);
-        __syncthreads();
-        if (cc < width)
-            t16r_store_span<Runs>(tile, out, rows, row0, col0, cc, lane, row0, row_end);
         __syncthreads();
     }
 }
@@ -736,22 +644,6 @@ static inline size_t transpose16_runs_launch(const uint16_t *in, uint16_t *out, 
     const dim3 block(T16_THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Runs::run) * ceil_div(cols, T16R_COLS), 1);
     transpose16_runs<Runs><<<grid, block, 0, stream>>>(in, out, rows, cols);
-    return threads_launched(grid, block);
-}
-
-/**
- * @brief Where rows are not whole aligned chunks: the shifted grid where one
- *        shift aligns every tile, the runs kernel elsewhere.
- */
-template <class Runs>
-static inline size_t transpose16_odd_launch(const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
-                                            cudaStream_t stream)
-{
-    if (rows == 1 || cols == 1 || !t16s_fits(rows, cols))
-        return transpose16_runs_launch<Runs>(in, out, rows, cols, stream);
-    const dim3 block(T16_THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows + Runs::run, Runs::run) * ceil_div(cols + T16R_COLS, T16R_COLS), 1);
-    transpose16_shifted<shifted16<Runs::run>><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 
@@ -790,7 +682,7 @@ static inline size_t transpose16_launch(const uint16_t *in, uint16_t *out, size_
                                         cudaStream_t stream)
 {
     if (rows == 1 || cols == 1 || !vec8_fits(in, out, rows, cols))
-        return transpose16_odd_launch<Runs>(in, out, rows, cols, stream);
+        return transpose16_runs_launch<Runs>(in, out, rows, cols, stream);
     const dim3 block(T16_THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Tile::rows) * ceil_div(cols, Tile::cols), 1);
     transpose16_vec8<Tile, Store><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
