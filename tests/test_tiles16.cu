@@ -8,7 +8,7 @@
  *   stmatrix kernel at each tile shape, on shapes of whole chunks with
  *   partial tiles at the edges. `ldmatrix .x4 .trans`, `stmatrix .x4 .trans`
  *   and the shuffles are played from their PTX definitions, lane by lane.
- * - The default's rule: fewer than two waves of tiles take 64 x 64 tiles.
+ * - The default's rule: fewer than one wave of tiles take 64 x 64 tiles.
  * - The sector runs of 2-byte elements, at every run length, on shapes of
  *   any size, with the input and the output at several 2-byte alignments.
  *   Runs of tile rows 1 and up must start on a 32-byte sector.
@@ -272,16 +272,16 @@ static void check_run_length(void)
         }
 }
 
-/** @brief The default's rule: 64 x 64 tiles below two waves of 64 x 128 tiles, on each side of the boundary. */
-static void check_two_waves(void)
+/** @brief The default's rule: 64 x 64 tiles below one wave of 64 x 128 tiles, on each side of the boundary. */
+static void check_one_wave(void)
 {
-    report(t16_fewer_than_two_waves(1055, 528) && !t16_fewer_than_two_waves(1056, 528),
-           "two waves: 1055 tiles on 528 resident blocks are fewer, 1056 are not");
+    report(t16_fewer_than_one_wave(1055, 1056) && !t16_fewer_than_one_wave(1056, 1056),
+           "one wave: 1055 tiles on 1056 resident blocks are fewer, 1056 are not");
 }
 
 int main(void)
 {
-    check_two_waves();
+    check_one_wave();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups

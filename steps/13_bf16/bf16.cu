@@ -16,9 +16,9 @@
  * ## The kernels
  * `prmt`, `port` and `ldsm` use 64 x 128 tiles (16 KB, step 09's bytes);
  * `prmt_64x64` keeps the float32 tile's elements, which `prmt` takes too
- * where 64 x 128 tiles fill the GPU fewer than twice; `prmt_128x64`
- * writes 256 bytes into each row of `out`. Where rows are not whole
- * aligned chunks, `runs` (step 11's sector runs for 2-byte elements) runs;
+ * where 64 x 128 tiles do not fill the GPU once; `prmt_128x64` writes
+ * 256 bytes into each row of `out`. Where rows are not whole aligned
+ * chunks, `runs` (step 11's sector runs for 2-byte elements) runs;
  * vectors are copied.
  *
  * ## What it assumes
@@ -48,13 +48,13 @@ using runs_128 = runs16<128>;
 using tile_128x64 = tile16<128, 64>;
 
 /**
- * @brief PRMT pairs the half-words: the default. A matrix of fewer than two
- *        waves of 64 x 128 tiles takes 64 x 64 tiles, twice as many blocks.
+ * @brief PRMT pairs the half-words: the default. A matrix of fewer than one
+ *        wave of 64 x 128 tiles takes 64 x 64 tiles, twice as many blocks.
  */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     const size_t tiles = ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols);
-    if (t16_fewer_than_two_waves(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
+    if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
         return transpose16_launch<tile_64x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
     return transpose16_launch<tile_64x128, T16_PRMT, runs_128>(in, out, rows, cols, stream);
 }

@@ -33,8 +33,8 @@
  * blocks fit).
  */
 #define T16_FULL_BLOCKS T16_CAP_BLOCKS(8)
-/** Blocks per multiprocessor for the ldmatrix store, which spills at 32 registers. */
-#define T16_LDSM_BLOCKS T16_CAP_BLOCKS(6)
+/** Blocks per multiprocessor for the ldmatrix store: it spills at 32 registers and slows at 40. */
+#define T16_LDSM_BLOCKS T16_CAP_BLOCKS(4)
 
 /**
  * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
@@ -667,13 +667,13 @@ static size_t t16_resident_blocks(void)
 }
 
 /**
- * @brief True where a matrix of @p tiles tiles fills the GPU's @p resident
- *        blocks fewer than twice: then the last wave of blocks runs on a
- *        half-empty GPU, and smaller tiles (more of them) fill it better.
+ * @brief True where a matrix of @p tiles tiles does not fill the GPU's
+ *        @p resident blocks even once: then some thread slots stay empty,
+ *        and smaller tiles (twice as many) fill more of them.
  */
-static __host__ __device__ __forceinline__ bool t16_fewer_than_two_waves(size_t tiles, size_t resident)
+static __host__ __device__ __forceinline__ bool t16_fewer_than_one_wave(size_t tiles, size_t resident)
 {
-    return tiles < 2 * resident;
+    return tiles < resident;
 }
 
 /** @brief Launch @p Store's 16-byte kernel where rows are whole chunks, the runs kernel elsewhere. */
