@@ -33,8 +33,12 @@
  * blocks fit).
  */
 #define T16_FULL_BLOCKS T16_CAP_BLOCKS(8)
-/** Blocks per multiprocessor for the ldmatrix store: it spills at 32 registers and slows at 40. */
-#define T16_LDSM_BLOCKS T16_CAP_BLOCKS(4)
+/**
+ * Blocks per multiprocessor asked for the ldmatrix store: none (0), the
+ * compiler's choice. It spills at 32 registers, and under a cap of 4 or 6
+ * blocks the compiler schedules it worse and it runs slower.
+ */
+#define T16_LDSM_BLOCKS 0
 
 /**
  * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
