@@ -78,6 +78,18 @@ struct poisoned16 {
     }
 };
 
+/** @brief Play the quad shuffles of one warp: round k sends t16_quad_send() and puts what lane's source sent. */
+static void play_quad_shuffles(const uint32_t (&from)[32][4], uint32_t (&to)[32][4])
+{
+    for (unsigned k = 0; k < 4; ++k) {
+        uint32_t sent[32];
+        for (unsigned lane = 0; lane < 32; ++lane)
+            sent[lane] = t16_quad_send(from[lane], lane, k);
+        for (unsigned lane = 0; lane < 32; ++lane)
+            put4(to[lane], (lane % 4 + k) % 4, sent[t16_quad_source(lane, k)]);
+    }
+}
+
 /** @brief Play the ldmatrix store for one warp: ldmatrix .x4 .trans and the shuffles, from their definitions. */
 template <class Tile>
 static void play_ldsm_warp(const uint4 *tile, uint4 *out, size_t rows, size_t row0, size_t col0, unsigned height,
@@ -97,13 +109,7 @@ static void play_ldsm_warp(const uint4 *tile, uint4 *out, size_t rows, size_t ro
                 r[lane][m] = lo | (uint32_t)hi << 16;
             }
         uint32_t v[32][4] = {};
-        for (unsigned k = 0; k < 4; ++k) {
-            uint32_t sent[32];
-            for (unsigned lane = 0; lane < 32; ++lane)
-                sent[lane] = t16_quad_send(r[lane], lane, k);
-            for (unsigned lane = 0; lane < 32; ++lane)
-                put4(v[lane], (lane % 4 + k) % 4, sent[t16_quad_source(lane, k)]);
-        }
+        play_quad_shuffles(r, v);
         for (unsigned lane = 0; lane < 32; ++lane)
             t16_ldsm_store(out, v[lane], rows, row0, col0, g0, h, height, width, lane);
     }
@@ -128,13 +134,7 @@ static void play_stsm_warp(uint4 *tile, const uint4 *in, size_t cols, size_t row
             const uint4 v = t16_stsm_fetch<Tile>(in, cols, row0, col0, g, h0, height, width, lane);
             w[lane][0] = v.x, w[lane][1] = v.y, w[lane][2] = v.z, w[lane][3] = v.w;
         }
-        for (unsigned k = 0; k < 4; ++k) {
-            uint32_t sent[32];
-            for (unsigned lane = 0; lane < 32; ++lane)
-                sent[lane] = t16_quad_send(w[lane], lane, k);
-            for (unsigned lane = 0; lane < 32; ++lane)
-                put4(f[lane], (lane % 4 + k) % 4, sent[t16_quad_source(lane, k)]);
-        }
+        play_quad_shuffles(w, f);
         for (unsigned m = 0; m < 4; ++m)
             for (unsigned lane = 0; lane < 32; ++lane) {
                 const unsigned a = lane / 4, q = lane % 4;
