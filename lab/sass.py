@@ -24,8 +24,10 @@ import pandas as pd
 from lab import machine, results, schema
 from lab.compiled import Compiled
 
-# The instruction kinds worth counting: global, shared and local memory, asynchronous copies, barriers.
-KINDS = ("LDG", "STG", "LDS", "LDSM", "STS", "LDL", "STL", "LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "PRMT", "SHFL")
+# The instruction kinds worth counting: global, shared and local memory (ldmatrix and stmatrix too),
+# asynchronous copies, barriers, byte permutes and shuffles.
+KINDS = ("LDG", "STG", "LDS", "LDSM", "STS", "STSM", "LDL", "STL",
+         "LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "PRMT", "SHFL")
 
 
 def output(command: list[str], stdin: str | None = None) -> str:

@@ -33,5 +33,5 @@ sanitize: ## compute-sanitizer memcheck, racecheck, synccheck, initcheck on one 
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
 	@python3 -m lab.sanitize $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
-sass: ## count each step kernel's memory, barrier, byte-permute and shuffle instructions in its sm_90 code -> docs/results/sass-sm_90.csv
+sass: ## count each step kernel's memory (ldmatrix, stmatrix too), barrier, byte-permute and shuffle instructions in its sm_90 code -> docs/results/sass-sm_90.csv
 	@python3 -m lab.sass --build '$(BUILD)'
