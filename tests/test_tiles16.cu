@@ -9,6 +9,7 @@
  *   partial tiles at the edges. `ldmatrix .x4 .trans`, `stmatrix .x4 .trans`
  *   and the shuffles are played from their PTX definitions, lane by lane.
  * - The default's rule: fewer than one wave of tiles take 64 x 64 tiles.
+ * - The default's rule: the 16-byte kernel only where rows of `out` start on sectors.
  * - The sector runs of 2-byte elements, at every run length, on shapes of
  *   any size, with the input and the output at several 2-byte alignments.
  *   What each tile of rows 1 and up writes into a row of `out` must start
@@ -280,9 +281,19 @@ static void check_one_wave(void)
            "one wave: 1055 tiles on 1056 resident blocks are fewer, 1056 are not");
 }
 
+/** @brief The default's rule: the 16-byte kernel only where rows of `out` start on 32-byte sectors. */
+static void check_sector_rows(void)
+{
+    alignas(32) static uint16_t out[64];
+    report(t16_out_rows_on_sectors(out, 3008) && !t16_out_rows_on_sectors(out, 3000) &&
+               !t16_out_rows_on_sectors(out + 8, 3008),
+           "sector rows: 3008 rows at a 32-byte boundary start on sectors; 3000 rows, or 16 bytes past it, do not");
+}
+
 int main(void)
 {
     check_one_wave();
+    check_sector_rows();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups

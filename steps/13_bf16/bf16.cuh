@@ -94,6 +94,17 @@ static inline bool vec8_fits(const uint16_t *in, const uint16_t *out, size_t row
     return rows % T16_CHUNK == 0 && cols % T16_CHUNK == 0 && is_aligned_16(in) && is_aligned_16(out);
 }
 
+/**
+ * @brief True where every row of `out` starts on a 32-byte sector: @p rows
+ *        elements of 2 bytes are whole sectors and @p out is sector-aligned.
+ *        Elsewhere a tile's 128-byte pieces of a row straddle sectors, and
+ *        each piece leaves two sectors partly written.
+ */
+static __host__ __device__ __forceinline__ bool t16_out_rows_on_sectors(const uint16_t *out, size_t rows)
+{
+    return rows % 16 == 0 && (uintptr_t)out % 32 == 0;
+}
+
 /** @brief What is left of @p n from @p first on, at most @p side. */
 static __host__ __device__ __forceinline__ unsigned t16_extent(size_t n, size_t first, unsigned side)
 {
