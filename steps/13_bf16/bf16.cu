@@ -77,13 +77,7 @@ static size_t launch_ldsm(const uint16_t *in, uint16_t *out, size_t rows, size_t
 /** @brief stmatrix .trans transposes 8x8 blocks on the way into shared memory; rows are copied out. */
 static size_t launch_stsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    if (rows == 1 || cols == 1 || !vec8_fits(in, out, rows, cols))
-        return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
-    const dim3 block(T16_THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols), 1);
-    transpose16_stsm<tile_64x128><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
-                                                              reinterpret_cast<uint4 *>(out), rows, cols);
-    return threads_launched(grid, block);
+    return transpose16_launch<tile_64x128, T16_STSM, runs_128>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */
