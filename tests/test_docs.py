@@ -83,7 +83,7 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
 
 
-# ------------------------------------------------------------------ the narrow study (appendix 12)
+# ------------------------------------------------------------------ the narrow and pitch studies (appendix 12)
 def trailing_widths(frame: pd.DataFrame) -> list[str]:
     """The shapes at which step 12's answer trails the faster of step 09 and step 11 by more than a point
     of % of copy (or was not timed); every shape when nothing was timed."""
@@ -97,8 +97,8 @@ def trailing_widths(frame: pd.DataFrame) -> list[str]:
     return [s.removesuffix("+0") for s, value in best.items() if s not in ours or ours[s] < value - 1.0]
 
 
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
-def test_step_12_is_level_with_steps_09_and_11_at_every_narrow_width(study):
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv")))
+def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     trailing = trailing_widths(results.load(study, "bench"))
     assert trailing == [], f"{rel(study)}: step 12's answer trails by more than a point at {' '.join(trailing)}"
 

@@ -16,7 +16,7 @@
  *   store side writes it out, on aligned shapes.
  * - Step 12's default (steps/12_tma/answer.cuh): pick_answer() names the launch
  *   its rule calls for on each side of each of its boundaries,
- *   answer_out_rows_fit() asks for 64-byte rows of `out`, and
+ *   answer_out_rows_fit() asks for rows of `out` on 64 bytes, and
  *   answer_vec4_limit() finds each measured GPU's limit.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
@@ -269,7 +269,7 @@ static bool check_tma_store(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    const size_t limit = 64u << 20;   // step 09's kernel up to 64 MiB: a 4096 x 4096 matrix
+    const answer_gpu gpu = {64u << 20, 16u << 20};   // step 09's kernel up to 64 MiB (4096 x 4096), L2 16 MiB
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -292,17 +292,19 @@ static void check_pick_answer(void)
         {4096, 4096, true, true, ANSWER_SHARED64, "exactly the limit"},
         {4096, 4100, true, true, ANSWER_ANY_SHAPE, "4 columns past the limit"},
         {4097, 4097, false, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
-        {4100, 1024, true, false, ANSWER_ANY_SHAPE, "under the limit, rows of out on 16 bytes"},
-        {1000, 1000, true, false, ANSWER_ANY_SHAPE, "under the limit, rows of out on 32 bytes"},
-        {1008, 1000, true, true, ANSWER_SHARED64, "under the limit, rows of out on 64 bytes"},
+        {4100, 1024, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
+        {2044, 2048, true, false, ANSWER_SHARED64, "in L2, rows of out on 16 bytes"},
+        {3000, 3000, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
+        {1000, 1000, true, false, ANSWER_SHARED64, "in L2, rows of out on 32 bytes"},
+        {3008, 3000, true, true, ANSWER_SHARED64, "past L2, rows of out on 64 bytes"},
         {1000000, 8, true, false, ANSWER_SHARED64, "8 aligned columns, rows of out on 32 bytes"},
         {8192, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB"},
         {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_ANY_SHAPE, "2^32 elements"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB (%s)", c.rows, c.cols, c.why);
-        report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, limit) == c.expected, name);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB, L2 16 MiB (%s)", c.rows, c.cols, c.why);
+        report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
 }
 
