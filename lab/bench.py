@@ -1,10 +1,11 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and two studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and three studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
+    python3 -m lab.bench --study pitch         step 12's rule where rows of out start off 64 bytes -> <gpu>-pitch.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -38,6 +39,11 @@ from lab import machine, results, schema, shapes
 NARROW_SHAPES = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_RUNS = (("09", "vec4"), ("11", "chunks"), ("12", "answer"))
+# Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
+# L2 (about 35 MiB), the rest past it. Step 12's answer runs step 09's kernel or step 11's: the study times all three.
+PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8200x8192,3000x12000,"
+                "4112x4096,6000x6000,10000x2500,4096x4096,12000x4000")
+PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
@@ -61,6 +67,8 @@ class Run:
 def planned_runs(args) -> list[Run]:
     if args.study == "narrow":
         return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
+    if args.study == "pitch":
+        return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
     if args.study == "timing":
         answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
@@ -162,8 +170,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "timing"), default="sweep",
-                        help="the shape sweep (default), or one of the two studies")
+    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "timing"), default="sweep",
+                        help="the shape sweep (default), or one of the three studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

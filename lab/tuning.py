@@ -15,8 +15,18 @@ import pandas as pd
 from lab import machine, results, schema
 
 HEADER = schema.ROOT / "steps" / "12_tma" / "answer_tuning.h"
+ANSWER = schema.ROOT / "steps" / "12_tma" / "answer.cuh"
 TILE = 64  # common/tile64.cuh: the side of a tile
 VEC = 4  # floats in a 16-byte chunk
+
+
+def out_row_floats(answer: Path | str = ANSWER) -> int:
+    """The floats on which answer.cuh asks every row of out to start (its ANSWER_OUT_ROW_ALIGN, in bytes, / 4)."""
+    found = re.search(r"#define\s+ANSWER_OUT_ROW_ALIGN\s+(\d+)", Path(answer).read_text())
+    if found is None:
+        raise results.ResultsError(f"{answer} defines no ANSWER_OUT_ROW_ALIGN")
+    return int(found.group(1)) // 4
+
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 CHALLENGER = "11 any_shape"  # step 11's default
 MIB = 1 << 20
@@ -28,7 +38,7 @@ def leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:
     """Step 09's average lead over step 11 in points of % of copy, per size: index bytes, columns lead, shapes."""
     frame = results.load(Path(results_dir) / f"{gpu}.csv", "bench")
     frame = frame[(frame["role"] == "kernel") & (frame["offset"] == 0)
-                  & (frame["rows"] % VEC == 0) & (frame["cols"] % VEC == 0)
+                  & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
                   & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
     frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
                          pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))

@@ -4,6 +4,7 @@
 #   make bench RESUME=1         go on with a sweep that was cut short
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
 #   make narrow-study           step 12's rule on matrices narrower than a tile
+#   make pitch-study            step 12's rule where rows of out start off 64 bytes
 #   make timing-study           the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
@@ -17,7 +18,7 @@ bench_comma := ,
 BENCH_STEPS = $(or $(subst $(bench_comma), ,$(STEPS) $(RERUN)),$(STEP_NUMS))
 bench_gpu   = $(if $(GPU),--gpu '$(GPU)')
 
-.PHONY: bench narrow-study timing-study gpu-session
+.PHONY: bench narrow-study pitch-study timing-study gpu-session
 
 bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
 	@python3 -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
@@ -26,6 +27,9 @@ bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape
 
 narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and step 12's answer on matrices of 2-63 columns -> docs/results/<gpu>-narrow.csv
 	@python3 -m lab.bench --study narrow --build '$(BUILD)' $(bench_gpu)
+
+pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes -> docs/results/<gpu>-pitch.csv
+	@python3 -m lab.bench --study pitch --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
 	@python3 -m lab.bench --study timing --build '$(BUILD)' $(bench_gpu)

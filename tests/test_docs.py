@@ -83,32 +83,39 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
 
 
-# ------------------------------------------------------------------ the narrow study (appendix 12)
-def trailing_widths(frame: pd.DataFrame) -> list[str]:
-    """The shapes at which step 12's answer trails the faster of step 09 and step 11 by more than a point
-    of % of copy (or was not timed); every shape when nothing was timed."""
-    timed = frame[(frame["role"] == "kernel") & frame["pct_of_copy"].notna()]
+# ------------------------------------------------------------------ the narrow and pitch studies (appendix 12)
+SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
+
+
+def trailing_shapes(frame: pd.DataFrame) -> list[str]:
+    """The shapes at which step 12's answer's fastest run is more than 2 % slower than the faster of step 09's
+    and step 11's (or was not timed); every shape when nothing was timed. The answer runs one of the two, in
+    a program of its own: fastest runs, not medians, tell a wrong pick (4-7 % in the pitch study) from the run."""
+    timed = frame[(frame["role"] == "kernel") & frame["min_ms"].notna()]
     shape = timed["rows"].astype(str) + "x" + timed["cols"].astype(str) + "+" + timed["offset"].astype(str)
     timed = timed.assign(shape=shape)
-    ours = timed[timed["step"] == "12"].groupby("shape")["pct_of_copy"].max()
-    best = timed[timed["step"].isin(["09", "11"])].groupby("shape")["pct_of_copy"].max()
+    ours = timed[timed["step"] == "12"].groupby("shape")["min_ms"].min()
+    best = timed[timed["step"].isin(["09", "11"])].groupby("shape")["min_ms"].min()
     if best.empty:
         return ["nothing timed"]
-    return [s.removesuffix("+0") for s, value in best.items() if s not in ours or ours[s] < value - 1.0]
+    return [s.removesuffix("+0") for s, value in best.items() if s not in ours or ours[s] > value * SAME_KERNEL]
 
 
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
-def test_step_12_is_level_with_steps_09_and_11_at_every_narrow_width(study):
-    trailing = trailing_widths(results.load(study, "bench"))
-    assert trailing == [], f"{rel(study)}: step 12's answer trails by more than a point at {' '.join(trailing)}"
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv")))
+def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
+    trailing = trailing_shapes(results.load(study, "bench"))
+    assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"
 
 
-def test_a_narrow_study_where_step_12_trails_is_caught():
-    frame = results.load(schema.RESULTS / f"{FRONT_GPU}-narrow.csv", "bench")
-    planted = (frame["step"] == "12") & (frame["kernel"] == "answer") & (frame["rows"] == 1000003)
-    assert planted.sum() == 1
-    frame.loc[planted, "pct_of_copy"] -= 5
-    assert trailing_widths(frame) == ["1000003x33"]
+@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000")])
+def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
+    frame = results.load(schema.RESULTS / f"h100-80gb-hbm3-{study}.csv", "bench")
+    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
+    answer = at & (frame["step"] == "12")
+    slower = frame[at & frame["step"].isin(["09", "11"])]["min_ms"].max()   # the kernel the rule did not pick
+    assert answer.sum() == 1
+    frame.loc[answer, "min_ms"] = slower
+    assert trailing_shapes(frame) == [shape]
 
 
 # ------------------------------------------------------------------ the copy bound

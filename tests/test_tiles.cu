@@ -15,13 +15,15 @@
  *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
  *   store side writes it out, on aligned shapes.
  * - Step 12's default (steps/12_tma/answer.cuh): pick_answer() names the launch
- *   its rule calls for on each side of each of its boundaries, and
+ *   its rule calls for on each side of each of its boundaries,
+ *   answer_out_rows_fit() asks for rows of `out` on 64 bytes, and
  *   answer_vec4_limit() finds each measured GPU's limit.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
  * check failed.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,36 +269,54 @@ static bool check_tma_store(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    const size_t limit = 64u << 20;   // step 09's kernel up to 64 MiB: a 4096 x 4096 matrix
+    const answer_gpu gpu = {64u << 20, 16u << 20};   // step 09's kernel up to 64 MiB (4096 x 4096), L2 16 MiB
     const struct {
         size_t rows, cols;
-        bool vec4;   // rows of whole aligned chunks (vec4_fits())
+        bool vec4;       // rows of whole aligned chunks (vec4_fits())
+        bool out_fits;   // rows of out start on 64 bytes (answer_out_rows_fit())
         answer_kernel expected;
         const char *why;
     } cases[] = {
-        {1, 1, false, ANSWER_CHUNKS, "one element"},
-        {1, (size_t)1 << 26, true, ANSWER_CHUNKS, "a row vector"},
-        {(size_t)1 << 26, 1, false, ANSWER_CHUNKS, "a column vector"},
-        {63, 1000000, true, ANSWER_CHUNKS, "one row short of a tile"},
-        {63, 63, false, ANSWER_CHUNKS, "short both ways"},
-        {1000003, 2, false, ANSWER_CHUNKS, "two columns"},
-        {1000000, 4, true, ANSWER_SHARED64, "four aligned columns"},
-        {1000003, 31, false, ANSWER_CHUNKS, "one column short of a warp"},
-        {1000003, 32, false, ANSWER_SHARED64, "a warp's 32 columns"},
-        {1000003, 63, false, ANSWER_SHARED64, "one column short of a tile"},
-        {64, 64, true, ANSWER_SHARED64, "one aligned tile"},
-        {64, 64, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
-        {4096, 4096, true, ANSWER_SHARED64, "exactly the limit"},
-        {4096, 4100, true, ANSWER_ANY_SHAPE, "4 columns past the limit"},
-        {4097, 4097, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
-        {8192, 8192, true, ANSWER_ANY_SHAPE, "256 MiB"},
-        {(size_t)1 << 16, (size_t)1 << 16, true, ANSWER_ANY_SHAPE, "2^32 elements"},
+        {1, 1, false, false, ANSWER_CHUNKS, "one element"},
+        {1, (size_t)1 << 26, true, true, ANSWER_CHUNKS, "a row vector"},
+        {(size_t)1 << 26, 1, false, false, ANSWER_CHUNKS, "a column vector"},
+        {63, 1000000, true, true, ANSWER_CHUNKS, "one row short of a tile"},
+        {63, 63, false, false, ANSWER_CHUNKS, "short both ways"},
+        {1000003, 2, false, false, ANSWER_CHUNKS, "two columns"},
+        {1000000, 4, true, true, ANSWER_SHARED64, "four aligned columns"},
+        {1000003, 31, false, false, ANSWER_CHUNKS, "one column short of a warp"},
+        {1000003, 32, false, false, ANSWER_SHARED64, "a warp's 32 columns"},
+        {1000003, 63, false, false, ANSWER_SHARED64, "one column short of a tile"},
+        {64, 64, true, true, ANSWER_SHARED64, "one aligned tile"},
+        {64, 64, false, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
+        {4096, 4096, true, true, ANSWER_SHARED64, "exactly the limit"},
+        {4096, 4100, true, true, ANSWER_ANY_SHAPE, "4 columns past the limit"},
+        {4097, 4097, false, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
+        {4100, 1024, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
+        {2044, 2048, true, false, ANSWER_SHARED64, "in L2, rows of out on 16 bytes"},
+        {3000, 3000, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
+        {1000, 1000, true, false, ANSWER_SHARED64, "in L2, rows of out on 32 bytes"},
+        {3008, 3000, true, true, ANSWER_SHARED64, "past L2, rows of out on 64 bytes"},
+        {1000000, 8, true, false, ANSWER_SHARED64, "8 aligned columns, rows of out on 32 bytes"},
+        {8192, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB"},
+        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_ANY_SHAPE, "2^32 elements"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB (%s)", c.rows, c.cols, c.why);
-        report(pick_answer(c.rows, c.cols, c.vec4, limit) == c.expected, name);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB, L2 16 MiB (%s)", c.rows, c.cols, c.why);
+        report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
+}
+
+/** @brief answer_out_rows_fit() asks both the pointer and the row length of `out` for 64 bytes. */
+static void check_answer_out_rows_fit(void)
+{
+    const float *line = reinterpret_cast<const float *>((uintptr_t)1 << 20);   // never read, only its address
+    report(answer_out_rows_fit(line, 16), "step 12 answer: rows of out of 16 floats (64 bytes) fit");
+    report(answer_out_rows_fit(line, 4000), "step 12 answer: rows of out of 4000 floats (16000 bytes) fit");
+    report(!answer_out_rows_fit(line, 8), "step 12 answer: rows of out of 8 floats (32 bytes) do not fit");
+    report(!answer_out_rows_fit(line, 3000), "step 12 answer: rows of out of 3000 floats (12000 bytes) do not fit");
+    report(!answer_out_rows_fit(line + 4, 16), "step 12 answer: out 16 bytes past 64 does not fit");
 }
 
 /** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limit; any other GPU its L2 size. */
@@ -357,6 +377,7 @@ int main(void)
         report(check_tma_store(s[0], s[1]), name);
     }
     check_pick_answer();
+    check_answer_out_rows_fit();
     check_answer_vec4_limit();
     return failures ? 1 : 0;
 }

@@ -13,7 +13,7 @@
  * | rows < 64, or cols = 1                           | step 11's chunk kernel, step 10's grid |
  * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
  * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
- * | rows of whole aligned chunks, up to the GPU's limit | step 09's launch (16-byte kernel) |
+ * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit | step 09's launch (16-byte kernel) |
  * | anything else                                    | step 11's default                   |
  *
  * Why each row: on a matrix with few rows, a sector run covers a few
@@ -23,7 +23,12 @@
  * columns of a row, so on fewer most of its lanes idle. Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
- * 11's kernel was. The limit of each GPU measured is a row of
+ * 11's kernel was. Step 09's kernel writes 256 bytes of a row of `out` per
+ * tile, wherever that row starts. On a matrix larger than L2 whose rows of
+ * `out` do not start on 64 bytes, step 09 fell behind step 11's sector
+ * runs (answer_out_rows_fit(); `make pitch-study`); in L2 the pieces of a
+ * row meet before they reach DRAM, and step 09 kept its lead. The limit
+ * of each GPU measured is a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
  * size, below which step 09's kernel led on every GPU measured. `make
@@ -38,6 +43,7 @@
 #define TRANSPOSE_ANSWER_CUH
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <cuda_runtime.h>
 
@@ -53,20 +59,36 @@ enum answer_kernel {
     ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
 };
 
+/** Bytes on which every row of `out` must start for step 09's 16-byte kernel to lead: two 32-byte sectors. */
+#define ANSWER_OUT_ROW_ALIGN 64
+
+/** @brief Whether every row of the @p rows-float rows of @p out starts on ANSWER_OUT_ROW_ALIGN bytes. */
+static inline bool answer_out_rows_fit(const float *out, size_t rows)
+{
+    return (uintptr_t)out % ANSWER_OUT_ROW_ALIGN == 0 && rows * sizeof(float) % ANSWER_OUT_ROW_ALIGN == 0;
+}
+
+/** @brief What the answer needs to know of the GPU it runs on. */
+struct answer_gpu {
+    size_t vec4_limit;   /**< step 09's 16-byte kernel leads up to this many bytes (answer_vec4_limit()) */
+    size_t l2_bytes;     /**< the size of L2: below it, where the rows of `out` start does not matter */
+};
+
 /**
  * @brief The launch the answer runs on a @p rows x @p cols matrix whose
- *        rows are whole aligned chunks when @p vec4 (vec4_fits()), where
- *        step 09's 16-byte kernel leads up to @p vec4_limit bytes
- *        (answer_vec4_limit()).
+ *        rows are whole aligned chunks when @p vec4 (vec4_fits()) and
+ *        whose rows of `out` start on ANSWER_OUT_ROW_ALIGN bytes when
+ *        @p out_fits (answer_out_rows_fit()), on @p gpu.
  */
-static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, size_t vec4_limit)
+static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, bool out_fits, answer_gpu gpu)
 {
     if (rows < TILE || cols == 1)
         return ANSWER_CHUNKS;
     if (cols < TILE)
         return vec4 || cols >= BLOCK_COLS ? ANSWER_SHARED64 : ANSWER_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
-    return vec4 && bytes <= vec4_limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
+    const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
+    return vec4 && writes_fit && bytes <= gpu.vec4_limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
 }
 
 /**
@@ -82,26 +104,28 @@ static inline size_t answer_vec4_limit(const char *gpu, size_t l2_bytes)
     return l2_bytes;
 }
 
-/** @brief answer_vec4_limit() of the current GPU, asked of the driver on the first call and kept. */
-static inline size_t answer_vec4_limit_here(void)
+/** @brief The answer_gpu of the current GPU, asked of the driver on the first call and kept. */
+static inline answer_gpu answer_gpu_here(void)
 {
-    static size_t limit;
+    static answer_gpu gpu;
     static bool asked = false;
     if (!asked) {
         int device;
         cudaDeviceProp prop;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        limit = answer_vec4_limit(prop.name, (size_t)prop.l2CacheSize);
+        gpu.l2_bytes = (size_t)prop.l2CacheSize;
+        gpu.vec4_limit = answer_vec4_limit(prop.name, gpu.l2_bytes);
         asked = true;
     }
-    return limit;
+    return gpu;
 }
 
 /** @brief Run the kernel pick_answer() names for this shape on this GPU. */
 static inline size_t answer_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    switch (pick_answer(rows, cols, vec4_fits(in, out, rows, cols), answer_vec4_limit_here())) {
+    const bool vec4 = vec4_fits(in, out, rows, cols), out_fits = answer_out_rows_fit(out, rows);
+    switch (pick_answer(rows, cols, vec4, out_fits, answer_gpu_here())) {
     case ANSWER_CHUNKS:
         return chunks_launch(in, out, rows, cols, stream);
     case ANSWER_SHARED64:

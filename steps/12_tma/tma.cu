@@ -18,9 +18,10 @@
  *
  * ## The answer
  * The default, `answer` (answer.cuh), is what the measurements leave:
- * step 09's kernel on aligned matrices up to a size measured per GPU
- * (answer_tuning.h), step 09's or the chunk kernel on matrices thinner
- * than a tile, step 11's elsewhere. It runs no TMA kernel.
+ * step 09's kernel on aligned matrices with rows of `out` on 64 bytes,
+ * up to a size measured per GPU (answer_tuning.h); step 09's or the
+ * chunk kernel on matrices thinner than a tile; step 11's elsewhere. No
+ * TMA.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute

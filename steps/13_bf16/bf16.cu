@@ -14,12 +14,11 @@
  * `stsm` transpose 8x8 blocks with `ldmatrix`/`stmatrix .trans` instead.
  *
  * ## The kernels
- * `prmt`, `port` and `ldsm` use 64 x 128 tiles (16 KB, step 09's bytes);
- * `prmt_64x64` keeps the float32 tile's elements, which `prmt` takes too
- * where 64 x 128 tiles do not fill the GPU once; `prmt_128x64` writes
- * 256 bytes into each row of `out`. Where rows are not whole aligned
- * chunks, `runs` (step 11's sector runs for 2-byte elements) runs;
- * vectors are copied.
+ * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
+ * `prmt_64x64`, which `prmt` takes below one wave of tiles, and
+ * `prmt_128x64` change the shape. Rows that are not whole aligned chunks,
+ * or (in `prmt`) start off a 32-byte sector of `out`, take `runs`, step
+ * 11's sector runs; vectors are copied.
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -50,9 +49,13 @@ using tile_128x64 = tile16<128, 64>;
 /**
  * @brief PRMT pairs the half-words: the default. A matrix of fewer than one
  *        wave of 64 x 128 tiles takes 64 x 64 tiles, twice as many blocks.
+ *        Where rows of `out` do not start on sectors, the sector runs, which
+ *        shift every run to start on one, write whole sectors instead.
  */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
+    if (!t16_out_rows_on_sectors(out, rows))
+        return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
     const size_t tiles = ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols);
     if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
         return transpose16_launch<tile_64x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
@@ -74,13 +77,7 @@ static size_t launch_ldsm(const uint16_t *in, uint16_t *out, size_t rows, size_t
 /** @brief stmatrix .trans transposes 8x8 blocks on the way into shared memory; rows are copied out. */
 static size_t launch_stsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    if (rows == 1 || cols == 1 || !vec8_fits(in, out, rows, cols))
-        return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
-    const dim3 block(T16_THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols), 1);
-    transpose16_stsm<tile_64x128><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
-                                                              reinterpret_cast<uint4 *>(out), rows, cols);
-    return threads_launched(grid, block);
+    return transpose16_launch<tile_64x128, T16_STSM, runs_128>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */

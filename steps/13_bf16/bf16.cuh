@@ -94,6 +94,17 @@ static inline bool vec8_fits(const uint16_t *in, const uint16_t *out, size_t row
     return rows % T16_CHUNK == 0 && cols % T16_CHUNK == 0 && is_aligned_16(in) && is_aligned_16(out);
 }
 
+/**
+ * @brief True where every row of `out` starts on a 32-byte sector: @p rows
+ *        elements of 2 bytes are whole sectors and @p out is sector-aligned.
+ *        Elsewhere a tile's 128-byte pieces of a row straddle sectors, and
+ *        each piece leaves two sectors partly written.
+ */
+static __host__ __device__ __forceinline__ bool t16_out_rows_on_sectors(const uint16_t *out, size_t rows)
+{
+    return rows % 16 == 0 && (uintptr_t)out % 32 == 0;
+}
+
 /** @brief What is left of @p n from @p first on, at most @p side. */
 static __host__ __device__ __forceinline__ unsigned t16_extent(size_t n, size_t first, unsigned side)
 {
@@ -312,33 +323,11 @@ UNROLL_ON_DEVICE
 }
 #endif
 
-/** @brief How the 16-byte kernel writes its tile. */
-enum t16_store { T16_PORT, T16_PRMT, T16_LDSM };
-
-/** @brief The 16-byte kernel: tiles of 16-byte chunks, written by @p Store. */
-template <class Tile, t16_store Store>
-static __global__ void __launch_bounds__(T16_THREADS, Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_FULL_BLOCKS)
-transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
-{
-    __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
-    const size_t tiles_y = ceil_div(rows, Tile::rows);
-    for (size_t t = blockIdx.x; t < tiles_y * ceil_div(cols, Tile::cols); t += gridDim.x) {
-        size_t row0, col0;
-        t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
-        const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
-        t16_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
-        __syncthreads();
-        if (Store == T16_PORT)
-            t16_store_port<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
-        else if (Store == T16_PRMT)
-            t16_store_prmt<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
-#ifdef __CUDA_ARCH__
-        else
-            t16_store_ldsm<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
-#endif
-        __syncthreads();
-    }
-}
+/**
+ * @brief How the 16-byte kernel transposes its tile: on the way out of
+ *        shared memory (port, PRMT, ldmatrix) or on the way in (stmatrix).
+ */
+enum t16_store { T16_PORT, T16_PRMT, T16_LDSM, T16_STSM };
 
 /* ---------------------------------------------------------------- stmatrix: the transpose on the way in */
 
@@ -457,10 +446,10 @@ UNROLL_ON_DEVICE
     }
 }
 
-/** @brief The stmatrix kernel: the tile transposed on its way into shared memory, then copied out by rows. */
-template <class Tile>
-static __global__ void __launch_bounds__(T16_THREADS, T16_FULL_BLOCKS)
-transpose16_stsm(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
+/** @brief The 16-byte kernel: tiles of 16-byte chunks, transposed by @p Store. */
+template <class Tile, t16_store Store>
+static __global__ void __launch_bounds__(T16_THREADS, Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_FULL_BLOCKS)
+transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
     const size_t tiles_y = ceil_div(rows, Tile::rows);
@@ -468,9 +457,21 @@ transpose16_stsm(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
         size_t row0, col0;
         t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
         const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
-        t16_stsm_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
+        if (Store == T16_STSM)
+            t16_stsm_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
+        else
+            t16_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
         __syncthreads();
-        t16_store_rows<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+        if (Store == T16_PORT)
+            t16_store_port<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+        else if (Store == T16_PRMT)
+            t16_store_prmt<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+        else if (Store == T16_STSM)
+            t16_store_rows<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+#ifdef __CUDA_ARCH__
+        else
+            t16_store_ldsm<Tile>(tile, out, rows, row0, col0, height, width, threadIdx.x);
+#endif
         __syncthreads();
     }
 }
