@@ -45,11 +45,13 @@ POISON_BYTE = 0xFF  # every element of y becomes all ones (0xFFFFFFFF, 0xFFFF), 
 BATCH = 32  # timed runs enqueued behind one hold
 HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
 HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
-JAX_BATCH = 16  # calls per host-timed JAX batch
+JAX_BATCH = 64  # calls per host-timed JAX batch
+JAX_HOLD = (4096, 8)  # JAX's stream is held by a chain of 8 float32 matmuls of 4096 x 4096, some milliseconds
 WARMUP = 3  # untimed runs of each peer before its timed ones
 SEED = 1  # of the random input
 METHOD_EVENTS = "cuda events on the shared stream"
-METHOD_JAX = f"host clock on JAX's stream: batches of {JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes"
+METHOD_JAX = (f"host clock on JAX's stream, held by {JAX_HOLD[1]} matmuls while the host enqueues: batches of "
+              f"{JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes")
 TIMING_METHOD = (f"per run: poison y; flush L2 by reading {FLUSH_FACTOR}x its size; event; op; event; runs enqueued "
                  f"in batches of {BATCH} behind torch.cuda._sleep sized to cover the host's enqueuing; median and "
                  f"min; clocks left alone; JAX: {METHOD_JAX}")
@@ -424,12 +426,22 @@ class JaxJit(Peer):
         self.version = f"{jax.__version__} (jaxlib {jaxlib.__version__})"
         self.transpose = jax.jit(lambda a: a.T)
         self.flush_sum = jax.jit(self.jnp.sum)
-        self.flush_buffer = self.x = None
+        self.hold = jax.jit(self.matmul_chain)
+        self.flush_buffer = self.x = self.hold_matrix = None
         self.poisoned = True  # whether the last check's output started as poison
+
+    @staticmethod
+    def matmul_chain(a):
+        """JAX_HOLD[1] dependent matmuls: the GPU is busy for longer than the host takes to enqueue a batch."""
+        for _ in range(JAX_HOLD[1]):
+            a = a @ a
+        return a
 
     def make(self, case):
         if self.flush_buffer is None:  # float32 whatever the element type: it only has to evict L2
             self.flush_buffer = self.jnp.zeros(FLUSH_FACTOR * self.timer.l2_bytes // 4, dtype=self.jnp.float32)
+            self.hold_matrix = self.jnp.zeros((JAX_HOLD[0], JAX_HOLD[0]), dtype=self.jnp.float32)
+            self.hold(self.hold_matrix).block_until_ready()  # compile it now
         self.timer.stream.synchronize()
         self.x = self.jax.dlpack.from_dlpack(case.x)  # the same data, shared if JAX can
         self.transpose(self.x).block_until_ready()  # compile outside the check
@@ -451,8 +463,10 @@ class JaxJit(Peer):
         return self.timer.count_wrong(got, case.want)
 
     def time_batch(self, with_op: bool) -> float:
-        """Host seconds for JAX_BATCH flushes, each followed by the op if with_op."""
+        """Host seconds for the hold, then JAX_BATCH flushes, each followed by the op if with_op.
+        Behind the hold, both batches take the GPU's time, not the host's: their difference is the ops'."""
         start = time.perf_counter()
+        last = self.hold(self.hold_matrix)
         for _ in range(JAX_BATCH):
             last = self.flush_sum(self.flush_buffer)
             if with_op:
