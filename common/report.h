@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "gpu.h"
-#include "harness.h"
+#include "step_table.h"
 #include "options.h"
 
 #ifdef __cplusplus

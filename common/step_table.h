@@ -1,0 +1,146 @@
+/**
+ * @file step_table.h
+ * @brief What a step file declares: its launchers, its table of
+ *        ::kernel_variant and its ::step_desc.
+ *
+ * These are the types alone. The harness that runs a step (harness.h,
+ * run_step()) and the report that prints its results (report.h) both read
+ * them, so they live here, where neither depends on the other for them.
+ * A step file includes harness.h, which includes this header.
+ */
+#ifndef TRANSPOSE_STEP_TABLE_H
+#define TRANSPOSE_STEP_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Launch one transpose on @p stream: @p in is rows x cols, row-major;
+ *        @p out is cols x rows, row-major.
+ *
+ * The launcher must handle every shape with rows, cols >= 1 (grid limits,
+ * more than 2^31 elements, widths that are not a multiple of the vector
+ * width, and pointers that are 4-byte but not 16-byte aligned).
+ * It only launches; the harness checks the launch and synchronises.
+ *
+ * @return the number of threads it launched, for the report.
+ */
+typedef size_t (*transpose_launcher)(const float *in, float *out,
+                                     size_t rows, size_t cols,
+                                     cudaStream_t stream);
+
+/**
+ * @brief The same for a step of 2-byte elements (bf16, fp16): @p in and
+ *        @p out hold the elements' bits, which a transpose moves unchanged.
+ *
+ * The pointers are 2-byte aligned; `--offset E` starts both matrices E
+ * elements (0-7) past a 16-byte boundary.
+ */
+typedef size_t (*transpose_launcher_16)(const uint16_t *in, uint16_t *out,
+                                        size_t rows, size_t cols,
+                                        cudaStream_t stream);
+
+/**
+ * @brief One-time preparation before the first launch, outside every timed
+ *        region (for example cudaFuncSetAttribute()). May be NULL.
+ */
+typedef void (*step_setup_hook)(void);
+
+/** @brief Any GPU the build supports can run the variant (::kernel_variant::min_cc). */
+#define ANY_GPU 0
+
+/**
+ * @brief What a variant writes into `out`, and so what the harness checks it against.
+ *
+ * A step's kernels transpose. A variant may instead be a *bound*: a kernel
+ * that moves the bytes exactly as the step's kernel does but leaves out the
+ * transposition, to show what the transposition itself costs. Its result is
+ * a copy, so it is checked against the input, and the report gives it the
+ * CSV role `bound`, which no summary takes for the step's kernel.
+ */
+enum variant_output {
+    OUTPUT_TRANSPOSE = 0, /**< out (cols x rows) = the transpose of in: the default */
+    OUTPUT_COPY           /**< out (rows x cols) = in, bit for bit: a bound, role `bound` */
+};
+
+/** @brief One kernel of a step, selectable with `--variant NAME`. */
+typedef struct kernel_variant {
+    const char *name;            /**< short name: the CSV's `kernel` column */
+    const char *summary;         /**< one line for `--help` and `--list-variants` */
+    transpose_launcher launch;   /**< the launcher */
+    int min_cc;                  /**< lowest compute capability, as 10 * major + minor
+                                      (90 for Hopper), or ::ANY_GPU; on an older GPU the
+                                      variant is reported as SKIP with the reason */
+    /**
+     * What it writes: ::OUTPUT_TRANSPOSE, or ::OUTPUT_COPY for a bound.
+     * In C++ (every step, exercise and solution file) it defaults to
+     * ::OUTPUT_TRANSPOSE, so a variant written with only the four members
+     * above is a transpose. C has no default member values: C code names
+     * all five.
+     */
+#ifdef __cplusplus
+    variant_output output = OUTPUT_TRANSPOSE;
+    /** The launcher of a step of 2-byte elements (STEP_DEFINE_16()), whose `launch` is NULL. */
+    transpose_launcher_16 launch16 = nullptr;
+#else
+    enum variant_output output;
+    /** The launcher of a step of 2-byte elements; NULL in a float32 step. */
+    transpose_launcher_16 launch16;
+#endif
+} kernel_variant;
+
+#ifdef __cplusplus
+/**
+ * @brief A variant of a step of 2-byte elements: write
+ *        `variant16("name", "summary", launcher)` in the step's table.
+ */
+static inline kernel_variant variant16(const char *name, const char *summary, transpose_launcher_16 launch,
+                                       int min_cc = ANY_GPU, variant_output output = OUTPUT_TRANSPOSE)
+{
+    kernel_variant v = {name, summary, nullptr, min_cc, output};
+    v.launch16 = launch;
+    return v;
+}
+#endif
+
+/** @brief Number of entries of a variant table (a true array, not a pointer). */
+#define VARIANT_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/** @brief What a step tells the harness about itself. */
+typedef struct step_desc {
+    const char *number;                /**< two digits, e.g. "05": the CSV's `step` column */
+    const char *name;                  /**< directory name without the number, e.g. "float4" */
+    const char *title;                 /**< one line for the report header, `--help` and the
+                                            README's step table */
+    const kernel_variant *variants;    /**< the step's kernels; the first is the default,
+                                            and must be a transpose (::OUTPUT_TRANSPOSE) */
+    int variant_count;                 /**< number of entries in @p variants */
+    step_setup_hook setup;             /**< called once before the first launch; may be NULL */
+    size_t element_bytes;              /**< 4 (float32, STEP_DEFINE()) or 2 (STEP_DEFINE_16()) */
+} step_desc;
+
+/**
+ * @brief Bytes per element of @p step: its element_bytes, or 4 (float32)
+ *        where a ::step_desc written by hand leaves it 0.
+ */
+static inline size_t step_element_bytes(const step_desc *step)
+{
+    return step->element_bytes != 0 ? step->element_bytes : sizeof(float);
+}
+
+/** @brief "float32" or "16-bit": what the report calls the elements of @p step. */
+static inline const char *step_element_name(const step_desc *step)
+{
+    return step_element_bytes(step) == 2 ? "16-bit" : "float32";
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSPOSE_STEP_TABLE_H */
