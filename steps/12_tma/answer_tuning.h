@@ -18,8 +18,8 @@
  * The second limit is the same rule over the matrices with a power-of-two
  * number of rows alone (their rows of out a power of two bytes apart),
  * read off the sweep and, where there is one, the GPU's pitch study
- * (<gpu>-pitch.csv, `make pitch-study`), which times such matrices past
- * the sweep's sizes. On the H100, past the first limit, step 09's kernel
+ * (docs/results/h100-80gb-hbm3-pitch.csv for the H100, `make
+ * pitch-study`), which times such matrices past the sweep's sizes. On the H100, past the first limit, step 09's kernel
  * fell behind where rows of out were 80000 or 120000 bytes apart, yet
  * kept its lead where they were a power of two bytes apart (appendix 12).
  *
