@@ -5,7 +5,7 @@
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
-    python3 -m lab.bench --study pitch         step 12's rule where rows of out start off 64 bytes -> <gpu>-pitch.csv
+    python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -40,9 +40,13 @@ NARROW_SHAPES = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_RUNS = (("09", "vec4"), ("11", "chunks"), ("12", "answer"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
-# L2 (about 35 MiB), the rest past it. Step 12's answer runs step 09's kernel or step 11's: the study times all three.
+# L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
+# of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's
+# kernel or step 11's: the study times all three.
 PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8200x8192,3000x12000,"
-                "4112x4096,6000x6000,10000x2500,4096x4096,12000x4000")
+                "4112x4096,6000x6000,10000x2500,4096x4096,12000x4000,"
+                "16384x20480,32768x16384,65536x8192,131072x4096,4096x131072,8192x65536,32768x24576,"
+                "65536x16384,16384x65536,20480x16384,24576x24576,20000x32768,30000x30000")
 PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"

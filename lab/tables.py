@@ -557,7 +557,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
     baseline) or metric=; peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
     max=pct_of_copy min_side=N (the highest % of copy where both sides are >= N); tuning=vec4_limit (up to where
-    step 12 runs step 09's kernel)."""
+    step 12 runs step 09's kernel) or vec4_pow2_limit (the same on rows a power of two)."""
     gpu = gpu or page.gpu
     what = ", ".join(f"{k}={v}" for k, v in dict(step=step, kernel=kernel, peer=peer, shape=shape, col=col,
                                                   metric=metric, flush=flush).items() if v)
@@ -570,9 +570,9 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
             raise TemplateError(f"no kernel in {results.path(gpu).name} has both sides >= {side}")
         return fmt_pct(rows["pct_of_copy"].max())
     if tuning is not None:
-        if tuning != "vec4_limit":
-            raise TemplateError("tuning= takes vec4_limit")
-        limit = tuning_rule.limits(gpu)
+        if tuning not in ("vec4_limit", "vec4_pow2_limit"):
+            raise TemplateError("tuning= takes vec4_limit or vec4_pow2_limit")
+        limit = tuning_rule.limits(gpu, pow2=tuning == "vec4_pow2_limit")
         if limit == 0:
             raise TemplateError(f"{results.path(gpu).name} gives step 09's kernel no lead at any size")
         return tuning_rule.label(limit)

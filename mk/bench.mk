@@ -4,7 +4,7 @@
 #   make bench RESUME=1         go on with a sweep that was cut short
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
 #   make narrow-study           step 12's rule on matrices narrower than a tile
-#   make pitch-study            step 12's rule where rows of out start off 64 bytes
+#   make pitch-study            step 12's rule on the pitch of out's rows: its alignment, powers of two
 #   make timing-study           the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
@@ -28,7 +28,7 @@ bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape
 narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and step 12's answer on matrices of 2-63 columns -> docs/results/<gpu>-narrow.csv
 	@python3 -m lab.bench --study narrow --build '$(BUILD)' $(bench_gpu)
 
-pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes -> docs/results/<gpu>-pitch.csv
+pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes or are a power of two bytes apart -> docs/results/<gpu>-pitch.csv
 	@python3 -m lab.bench --study pitch --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv

@@ -17,7 +17,7 @@
  * - Step 12's default (steps/12_tma/answer.cuh): pick_answer() names the launch
  *   its rule calls for on each side of each of its boundaries,
  *   answer_out_rows_fit() asks for rows of `out` on 64 bytes, and
- *   answer_vec4_limit() finds each measured GPU's limit.
+ *   answer_gpu_named() finds each measured GPU's limits.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
  * check failed.
@@ -269,7 +269,8 @@ static bool check_tma_store(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    const answer_gpu gpu = {64u << 20, 16u << 20};   // step 09's kernel up to 64 MiB (4096 x 4096), L2 16 MiB
+    // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB.
+    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -290,7 +291,8 @@ static void check_pick_answer(void)
         {64, 64, true, true, ANSWER_SHARED64, "one aligned tile"},
         {64, 64, false, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
         {4096, 4096, true, true, ANSWER_SHARED64, "exactly the limit"},
-        {4096, 4100, true, true, ANSWER_ANY_SHAPE, "4 columns past the limit"},
+        {4112, 4096, true, true, ANSWER_ANY_SHAPE, "16 rows past the limit"},
+        {4096, 4100, true, true, ANSWER_SHARED64, "4 columns past the limit, rows a power of two"},
         {4097, 4097, false, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
         {4100, 1024, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
         {2044, 2048, true, false, ANSWER_SHARED64, "in L2, rows of out on 16 bytes"},
@@ -298,12 +300,17 @@ static void check_pick_answer(void)
         {1000, 1000, true, false, ANSWER_SHARED64, "in L2, rows of out on 32 bytes"},
         {3008, 3000, true, true, ANSWER_SHARED64, "past L2, rows of out on 64 bytes"},
         {1000000, 8, true, false, ANSWER_SHARED64, "8 aligned columns, rows of out on 32 bytes"},
-        {8192, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB"},
+        {8192, 8192, true, true, ANSWER_SHARED64, "256 MiB, rows a power of two"},
+        {8192, 8196, true, true, ANSWER_ANY_SHAPE, "4 columns past the power-of-two limit"},
+        {8256, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB less, rows not a power of two"},
+        {4096, 16384, true, true, ANSWER_SHARED64, "256 MiB, 4096 rows"},
+        {8192, 8192, false, true, ANSWER_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
         {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_ANY_SHAPE, "2^32 elements"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limit 64 MiB, L2 16 MiB (%s)", c.rows, c.cols, c.why);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB (%s)", c.rows, c.cols,
+                 c.why);
         report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
 }
@@ -319,17 +326,26 @@ static void check_answer_out_rows_fit(void)
     report(!answer_out_rows_fit(line + 4, 16), "step 12 answer: out 16 bytes past 64 does not fit");
 }
 
-/** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limit; any other GPU its L2 size. */
-static void check_answer_vec4_limit(void)
+/** @brief Whether @p gpu has the limits @p vec4 and @p pow2 and the L2 size @p l2. */
+static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2)
+{
+    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2;
+}
+
+/** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limits; any other GPU its L2 size for both. */
+static void check_answer_gpu_named(void)
 {
     const size_t l2 = 50u << 20;
     for (const auto &t : ANSWER_TUNINGS) {
         char name[160];
-        snprintf(name, sizeof name, "step 12 answer: %s gets its measured limit", t.gpu);
-        report(answer_vec4_limit(t.gpu, l2) == t.vec4_bytes, name);
+        snprintf(name, sizeof name, "step 12 answer: %s gets its measured limits", t.gpu);
+        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2), name);
     }
-    report(answer_vec4_limit("A GPU never measured", l2) == l2, "step 12 answer: an unmeasured GPU gets its L2 size");
-    report(answer_vec4_limit("", l2) == l2, "step 12 answer: an empty GPU name gets the L2 size");
+    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2),
+           "step 12 answer: an unmeasured GPU gets its L2 size");
+    report(has_limits(answer_gpu_named("", l2), l2, l2, l2), "step 12 answer: an empty GPU name gets the L2 size");
+    report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
+           "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");
 }
 
 int main(void)
@@ -378,6 +394,6 @@ int main(void)
     }
     check_pick_answer();
     check_answer_out_rows_fit();
-    check_answer_vec4_limit();
+    check_answer_gpu_named();
     return failures ? 1 : 0;
 }

@@ -16,7 +16,7 @@ def test_the_header_agrees_with_the_sweeps():
 
 def test_a_limit_typed_over_is_caught(tmp_path):
     planted = tmp_path / "answer_tuning.h"
-    planted.write_text(tuning.HEADER.read_text().replace("64 * ANSWER_MIB", "32 * ANSWER_MIB"))
+    planted.write_text(tuning.HEADER.read_text().replace("64 * ANSWER_MIB, 64", "32 * ANSWER_MIB, 64"))
     assert tuning.check(header=planted) == [
         "NVIDIA H200 has 32 MiB in answer_tuning.h, its sweep h200.csv implies 64 MiB"]
     assert tuning.main(header=planted) == 1
@@ -38,5 +38,33 @@ def test_a_sweep_where_step_09_trails_at_64_mib_moves_the_limit(tmp_path):
     sweep.loc[slower, "pct_of_copy"] = (sweep.loc[slower, "pct_of_copy"].astype(float) - 10).map("{:.2f}".format)
     sweep.to_csv(tmp_path / "h200.csv", index=False)
     assert tuning.limits("h200", tmp_path) == 65536000  # 1280 x 12800 floats, 62.5 MiB
+    # 62.5 MiB is no power of two rows; of those, 2048 x 8192 to 8192 x 2048 now trail, so that limit moves too.
     assert tuning.check(results_dir=tmp_path) == [
-        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB"]
+        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
+        "NVIDIA H200 has 64 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
+
+
+def test_a_power_of_two_limit_typed_over_is_caught(tmp_path):
+    planted = tmp_path / "answer_tuning.h"
+    planted.write_text(tuning.HEADER.read_text().replace("1024 * ANSWER_MIB, 4096", "1024 * ANSWER_MIB, 1024"))
+    assert tuning.check(header=planted) == [
+        "NVIDIA H100 80GB HBM3 has 1024 MiB for rows a power of two in answer_tuning.h, "
+        "h100-80gb-hbm3.csv and h100-80gb-hbm3-pitch.csv imply 4096 MiB"]
+
+
+def test_a_pitch_study_where_step_09_trails_past_1_gib_moves_the_power_of_two_limit(tmp_path):
+    for name in ("gpus.csv", "h200.csv", "h100-80gb-hbm3.csv"):
+        shutil.copy(schema.RESULTS / name, tmp_path)
+    study = pd.read_csv(schema.RESULTS / "h100-80gb-hbm3-pitch.csv", dtype=str, keep_default_na=False)
+    big = (study["step"] == "09") & (study["kernel"] == "vec4") & (
+        study["rows"].astype(int) * study["cols"].astype(int) > 1 << 28)
+    assert big.any()
+    study.loc[big, "pct_of_copy"] = (study.loc[big, "pct_of_copy"].astype(float) - 10).map("{:.2f}".format)
+    study.to_csv(tmp_path / "h100-80gb-hbm3-pitch.csv", index=False)
+    assert tuning.limits("h100-80gb-hbm3", tmp_path, pow2=True) == 1 << 30
+    assert tuning.limits("h100-80gb-hbm3", tmp_path) == 1 << 30   # the first limit reads the sweep alone
+
+
+def test_power_of_two():
+    assert tuning.power_of_two(pd.Series([1, 2, 4096, 1 << 40, 0, 3, 24576, 20000])).tolist() == [
+        True, True, True, True, False, False, False, False]

@@ -13,7 +13,7 @@
  * | rows < 64, or cols = 1                           | step 11's chunk kernel, step 10's grid |
  * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
  * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
- * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit | step 09's launch (16-byte kernel) |
+ * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else                                    | step 11's default                   |
  *
  * Why each row: on a matrix with few rows, a sector run covers a few
@@ -27,15 +27,18 @@
  * tile, wherever that row starts. On a matrix larger than L2 whose rows of
  * `out` do not start on 64 bytes, step 09 fell behind step 11's sector
  * runs (answer_out_rows_fit(); `make pitch-study`); in L2 the pieces of a
- * row meet before they reach DRAM, and step 09 kept its lead. The limit
- * of each GPU measured is a row of
+ * row meet before they reach DRAM, and step 09 kept its lead. Where the
+ * matrix has a power-of-two number of rows, the rows of `out` are a power
+ * of two bytes apart; past the first limit, step 09's kernel kept its lead
+ * on the H100 there and lost it elsewhere (`make pitch-study`), so such
+ * matrices get a limit of their own. The limits of each GPU measured are a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
  * size, below which step 09's kernel led on every GPU measured. `make
  * narrow-study` measures the rows for narrow matrices (appendix 12).
  * docs/steps/12_tma.md has the numbers.
  *
- * pick_answer() and answer_vec4_limit() are the decision alone, so
+ * pick_answer() and answer_gpu_named() are the decision alone, so
  * tests/test_tiles.cu checks them on the host; answer_launch() carries it
  * out.
  */
@@ -70,9 +73,16 @@ static inline bool answer_out_rows_fit(const float *out, size_t rows)
 
 /** @brief What the answer needs to know of the GPU it runs on. */
 struct answer_gpu {
-    size_t vec4_limit;   /**< step 09's 16-byte kernel leads up to this many bytes (answer_vec4_limit()) */
-    size_t l2_bytes;     /**< the size of L2: below it, where the rows of `out` start does not matter */
+    size_t vec4_limit;        /**< step 09's 16-byte kernel leads up to this many bytes (answer_tuning.h) */
+    size_t vec4_pow2_limit;   /**< the same, on a matrix with a power-of-two number of rows */
+    size_t l2_bytes;          /**< the size of L2: below it, where the rows of `out` start does not matter */
 };
+
+/** @brief Whether @p n is a power of two (1, 2, 4, ...). */
+static inline bool is_power_of_two(size_t n)
+{
+    return n != 0 && (n & (n - 1)) == 0;
+}
 
 /**
  * @brief The launch the answer runs on a @p rows x @p cols matrix whose
@@ -88,20 +98,21 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
         return vec4 || cols >= BLOCK_COLS ? ANSWER_SHARED64 : ANSWER_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
-    return vec4 && writes_fit && bytes <= gpu.vec4_limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
+    const size_t limit = is_power_of_two(rows) ? gpu.vec4_pow2_limit : gpu.vec4_limit;
+    return vec4 && writes_fit && bytes <= limit ? ANSWER_SHARED64 : ANSWER_ANY_SHAPE;
 }
 
 /**
- * @brief The size up to which step 09's 16-byte kernel runs on the GPU
- *        named @p gpu with @p l2_bytes of L2: its row of ANSWER_TUNINGS,
- *        or the L2 size for a GPU not measured.
+ * @brief The answer_gpu of the GPU named @p gpu with @p l2_bytes of L2:
+ *        its limits from its row of ANSWER_TUNINGS, or the L2 size for
+ *        both on a GPU not measured.
  */
-static inline size_t answer_vec4_limit(const char *gpu, size_t l2_bytes)
+static inline answer_gpu answer_gpu_named(const char *gpu, size_t l2_bytes)
 {
     for (size_t i = 0; i < sizeof ANSWER_TUNINGS / sizeof ANSWER_TUNINGS[0]; ++i)
         if (strcmp(gpu, ANSWER_TUNINGS[i].gpu) == 0)
-            return ANSWER_TUNINGS[i].vec4_bytes;
-    return l2_bytes;
+            return {ANSWER_TUNINGS[i].vec4_bytes, ANSWER_TUNINGS[i].vec4_pow2_bytes, l2_bytes};
+    return {l2_bytes, l2_bytes, l2_bytes};
 }
 
 /** @brief The answer_gpu of the current GPU, asked of the driver on the first call and kept. */
@@ -114,8 +125,7 @@ static inline answer_gpu answer_gpu_here(void)
         cudaDeviceProp prop;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        gpu.l2_bytes = (size_t)prop.l2CacheSize;
-        gpu.vec4_limit = answer_vec4_limit(prop.name, gpu.l2_bytes);
+        gpu = answer_gpu_named(prop.name, (size_t)prop.l2CacheSize);
         asked = true;
     }
     return gpu;

@@ -15,11 +15,20 @@
  * The limit is the largest size before the first group where step 09 does
  * not lead.
  *
+ * The second limit is the same rule over the matrices with a power-of-two
+ * number of rows alone (their rows of out a power of two bytes apart),
+ * read off the sweep and, where there is one, the GPU's pitch study
+ * (docs/results/h100-80gb-hbm3-pitch.csv for the H100, `make
+ * pitch-study`), which times such matrices past the sweep's sizes. On the H100, past the first limit, step 09's kernel
+ * fell behind where rows of out were 80000 or 120000 bytes apart, yet
+ * kept its lead where they were a power of two bytes apart (appendix 12).
+ *
  * To add a GPU: run `make bench` on it and commit its sweep and its row of
  * docs/results/gpus.csv; then `python3 -m lab.tuning` prints, for every GPU,
  * step 09's lead at each size, the limit and the row to add below, named as
  * the driver names the GPU (the sweep's `gpu` column). A GPU with no row
- * gets its L2 size, below which step 09's kernel led on every GPU measured.
+ * gets its L2 size for both, below which step 09's kernel led on every GPU
+ * measured.
  */
 #ifndef TRANSPOSE_ANSWER_TUNING_H
 #define TRANSPOSE_ANSWER_TUNING_H
@@ -29,17 +38,18 @@
 /** Bytes in a MiB: the limits are sizes of swept matrices, in MiB where they are whole. */
 #define ANSWER_MIB ((size_t)1 << 20)
 
-/** @brief One measured GPU: its name as the driver reports it, and its limit. */
+/** @brief One measured GPU: its name as the driver reports it, and its two limits. */
 struct answer_tuning {
-    const char *gpu;     /**< cudaDeviceProp::name */
-    size_t vec4_bytes;   /**< step 09's kernel up to this size, step 11's beyond */
+    const char *gpu;          /**< cudaDeviceProp::name */
+    size_t vec4_bytes;        /**< step 09's kernel up to this size, step 11's beyond */
+    size_t vec4_pow2_bytes;   /**< the same on a matrix with a power-of-two number of rows */
 };
 
 /** One row per GPU of docs/results/gpus.csv. */
 static const struct answer_tuning ANSWER_TUNINGS[] = {
-    /* GPU                    step 09 up to         read off */
-    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB},  /* docs/results/h100-80gb-hbm3.csv */
-    {"NVIDIA H200", 64 * ANSWER_MIB},              /* docs/results/h200.csv */
+    /* GPU                    step 09 up to      rows a power of two   read off */
+    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB},  /* docs/results/h100-80gb-hbm3{,-pitch}.csv */
+    {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB},                /* docs/results/h200.csv */
 };
 
 #endif /* TRANSPOSE_ANSWER_TUNING_H */
