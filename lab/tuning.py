@@ -33,6 +33,7 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 CHALLENGER = "11 any_shape"  # step 11's default
 MIB = 1 << 20
+TIE = 0.5  # points of % of copy: a smaller lead either way is within a run's noise, and counts as a tie
 ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')  # {"NVIDIA H200", 64 * ANSWER_MIB, ...}
 LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?", re.IGNORECASE)
 
@@ -74,10 +75,10 @@ def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False
 
 def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> int:
     """The limit, in bytes, that docs/results/<gpu>.csv implies (with pow2: the second limit, which the pitch
-    study adds to); 0 if step 09 leads at no size."""
+    study adds to): the largest size before the first where step 09 trails by more than TIE; 0 if none."""
     limit = 0
     for size, lead in leads(gpu, results_dir, pow2)["lead"].items():
-        if lead <= 0:
+        if lead < -TIE:
             break
         limit = int(size)
     return limit
