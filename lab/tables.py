@@ -367,8 +367,8 @@ BARS = {
                              (VECTORS, "pct_of_copy", 90.0, "% of copy >= 90")), least_geomean=1.10),
     # The last step: full speed on every shape, and at least cuBLAS's.
     "last_step": dict(criteria=((SQUARE, "pct_of_copy", 97.0, "% of copy >= 97"),
-                                (ODD, "pct_of_copy", 92.0, "% of copy >= 92"),
-                                (VECTORS, "pct_of_copy", 95.0, "% of copy >= 95"),
+                                (ODD, "pct_of_copy", 95.0, "% of copy >= 95"),
+                                (VECTORS, "pct_of_copy", 97.0, "% of copy >= 97"),
                                 (SQUARE + ODD + VECTORS, "vs_cublas", 1.0, "vs cuBLAS >= 1.00x")), peer_margin=1.0),
 }
 BAR_FORMAT = {"pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio3}
