@@ -135,34 +135,35 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     return ok;
 }
 
-/** @brief Play tile @p t of transpose_sector_runs(): 256 threads load, then 256 store. */
+/** @brief Play tile @p t of transpose_sector_runs<Run>(): 256 threads load, then 256 store. */
+template <unsigned Run>
 static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
 {
-    static float tile[SR_ROWS * SR_STRIDE];
-    poison(tile, SR_ROWS * SR_STRIDE);
+    static float tile[SR_ROWS(Run) * SR_STRIDE];
+    poison(tile, SR_ROWS(Run) * SR_STRIDE);
     size_t row0, col0;
-    column_major_tile(t, ceil_div(rows, TILE), &row0, &col0);
+    sr_tile<Run>(t, ceil_div(rows, Run), &row0, &col0);
     const unsigned width = tile_extent(cols, col0);
     const unsigned lead = sr_lead(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
-        sr_load_tile(tile, in, rows, cols, row0, col0, width, tid);
+        sr_load_tile<Run>(tile, in, rows, cols, row0, col0, width, tid);
     for (unsigned tid = 0; tid < THREADS; ++tid)
-        sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
+        sr_store_tile<Run>(tile, out, rows, lead, row0, col0, width, tid);
 }
 
 /**
  * @brief Which tile row (k) owns element @p r of row @p j of `out`, worked
- *        out from the addresses alone: runs start at 64 k plus the distance
+ *        out from the addresses alone: runs start at Run k plus the distance
  *        from the row's start to its first 32-byte boundary, the first run at 0.
  */
-static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, size_t r)
+static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, size_t r, size_t run)
 {
     size_t shift = 0;
     while (((uintptr_t)(out + j * rows + shift)) % 32 != 0)
         ++shift;
-    if (r < TILE + shift)
+    if (r < run + shift)
         return 0;
-    return (r - shift) / TILE;
+    return (r - shift) / run;
 }
 
 /**
@@ -172,6 +173,7 @@ static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, siz
  *        own runs, to the right values, and every run but a row's first
  *        must start on a 32-byte boundary.
  */
+template <unsigned Run>
 static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
     const size_t count = rows * cols;
@@ -183,23 +185,23 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsign
         in[i] = value_of(i);
     std::vector<float> out_mem(count + 16);
     float *out = out_mem.data() + ((8 + out_lead - ((uintptr_t)out_mem.data() / 4) % 8) % 8);
-    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_y = ceil_div(rows, Run);
     const size_t tiles = tiles_y * ceil_div(cols, TILE);
     bool ok = ((uintptr_t)out / 4) % 8 == out_lead;
     for (size_t j = 0; j < cols && ok; ++j)   // runs of tile rows >= 1 start on a sector
         for (size_t k = 1; k < tiles_y && ok; ++k) {
             size_t first, last;
-            sr_run(rows, sr_lead(out), k * TILE, j, &first, &last);
+            sr_run<Run>(rows, sr_lead(out), k * Run, j, &first, &last);
             ok = first == last || (uintptr_t)(out + j * rows + first) % 32 == 0;
         }
     for (int pass = 0; pass < 2 && ok; ++pass) {
         poison(out_mem.data(), out_mem.size());
         for (size_t n = 0; n < tiles && ok; ++n) {
             const size_t t = pass == 0 ? n : tiles - 1 - n;
-            play_sector_runs_tile(t, in, out, rows, cols);
+            play_sector_runs_tile<Run>(t, in, out, rows, cols);
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
+                    const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r, Run);
                     const float got = out[c * rows + r];
                     if (owner == t)
                         ok = got == value_of(r * cols + c);
@@ -385,7 +387,15 @@ int main(void)
         for (unsigned b = 0; b < 8; ++b) {
             snprintf(name, sizeof name, "sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",
                      s[0], s[1], b % 4, b);
-            report(check_sector_runs(s[0], s[1], b % 4, b), name);
+            report(check_sector_runs<SR_RUN>(s[0], s[1], b % 4, b), name);
+        }
+    const size_t long_runs[][2] = {{2, 3}, {127, 65}, {128, 64}, {129, 67}, {135, 9}, {136, 130}, {137, 63},
+                                   {263, 131}, {300, 7}, {7, 300}, {517, 2}, {1031, 33}};
+    for (const auto &s : long_runs)
+        for (unsigned b = 0; b < 8; ++b) {
+            snprintf(name, sizeof name, "long sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",
+                     s[0], s[1], b % 4, b);
+            report(check_sector_runs<SR_LONG_RUN>(s[0], s[1], b % 4, b), name);
         }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {
