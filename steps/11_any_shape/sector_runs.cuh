@@ -55,11 +55,12 @@
 #define SR_ROWS_PER_WARP (TILE / (THREADS / 32))
 
 /**
- * Blocks per multiprocessor for `__launch_bounds__`: 5 x 256 threads leave
- * 48 registers, enough for the 5 chunks a thread loads before it stores;
- * a tile of long runs holds 10 chunks per thread, so 3 blocks.
+ * Blocks per multiprocessor wanted: 5 x 256 threads leave 48 registers,
+ * enough for the 5 chunks a thread loads before it stores; a tile of long
+ * runs holds 10 chunks per thread, so 3 blocks.
  */
 #define SR_BLOCKS_WANTED(run) ((run) > TILE ? 3 : 5)
+/** The same for `__launch_bounds__`, no more than the multiprocessor's thread limit allows. */
 #define SR_BLOCKS_PER_SM(run) \
     (MAX_BLOCKS_PER_SM(THREADS) < SR_BLOCKS_WANTED(run) ? MAX_BLOCKS_PER_SM(THREADS) : SR_BLOCKS_WANTED(run))
 
