@@ -5,11 +5,13 @@ against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitc
                              exit 1 if a row disagrees with its results or a GPU of gpus.csv has none
 
 The first limit is read off the sweep. The second is the same rule over the matrices with a power-of-two number
-of rows alone, read off the sweep and the pitch study together (where the GPU has one).
+of rows alone, read off the sweep and the pitch study together (where the GPU has one). The third is the size from
+which step 11's default takes sector runs of 128 floats (its variant long_runs), read off the sweep.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -32,10 +34,13 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
 
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 CHALLENGER = "11 any_shape"  # step 11's default
+LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 128 floats
+NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
 MIB = 1 << 20
 TIE = 0.5  # points of % of copy: a smaller lead either way is within a run's noise, and counts as a tie
-ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')  # {"NVIDIA H200", 64 * ANSWER_MIB, ...}
-LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?", re.IGNORECASE)
+# {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER}
+ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')
+LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?|(ANSWER_NEVER)", re.IGNORECASE)
 
 
 def power_of_two(n: pd.Series) -> pd.Series:
@@ -84,44 +89,87 @@ def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = Fals
     return limit
 
 
-def label(size: int | None) -> str:
-    return "an unreadable limit" if size is None else f"{size / MIB:g} MiB"
+def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:
+    """Step 11's long runs' average lead over its default in points of % of copy, per size, over the swept shapes
+    where the default runs its sector runs (rows of in or of out not whole chunks, both sides at least 64)."""
+    frame = results.load(Path(results_dir) / f"{gpu}.csv", "bench")
+    frame = frame[(frame["role"] == "kernel") & ((frame["rows"] % VEC != 0) | (frame["cols"] % VEC != 0))
+                  & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
+    frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
+                         pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))
+    frame = frame[frame["run"].isin([LONG_RUNS, CHALLENGER])].drop_duplicates(["rows", "cols", "offset", "run"],
+                                                                               keep="last")
+    both = frame.pivot(index=["rows", "cols", "offset"], columns="run", values="pct").dropna().reset_index()
+    if both.empty or LONG_RUNS not in both or CHALLENGER not in both:
+        raise results.ResultsError(f"{gpu}.csv has no odd shape timed by step 11's default and its long_runs: "
+                                   "run `make bench` with step 11")
+    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[LONG_RUNS] - both[CHALLENGER],
+                       shape=both["rows"].astype(str) + "x" + both["cols"].astype(str))
+    return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
 
 
-def size_of(expression: str) -> int | None:
-    """The bytes of a limit as the header writes it (64 * ANSWER_MIB, or a number); None if not understood."""
+def long_runs_from(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
+    """The size from which step 11's default takes its long runs: going down from the largest size, the smallest
+    before the first where they trail by more than TIE; NEVER if they trail at the largest."""
+    start = NEVER
+    for size, lead in long_run_leads(gpu, results_dir)["lead"].sort_index(ascending=False).items():
+        if lead < -TIE:
+            break
+        start = int(size)
+    return start
+
+
+def label(size: float | None) -> str:
+    if size is None:
+        return "an unreadable limit"
+    return "never" if size == NEVER else f"{size / MIB:g} MiB"
+
+
+def size_of(expression: str) -> float | None:
+    """The bytes of a limit as the header writes it (64 * ANSWER_MIB, a number, or ANSWER_NEVER); None if not
+    understood."""
     match = LIMIT.fullmatch(expression)
-    return None if match is None else int(match[1]) * MIB if match[1] else int(match[2])
+    if match is None:
+        return None
+    return int(match[1]) * MIB if match[1] else int(match[2]) if match[2] else NEVER
 
 
-def header_rows(header: Path | str = HEADER) -> list[tuple[str, int | None, int | None]]:
-    """The (GPU name, limit, power-of-two limit) rows of the header's ANSWER_TUNINGS, in bytes; None for a limit
-    not understood."""
+def header_rows(header: Path | str = HEADER) -> list[tuple[str, float | None, float | None, float | None]]:
+    """The (GPU name, limit, power-of-two limit, long runs' size) rows of the header's ANSWER_TUNINGS, in bytes;
+    None for a size not understood."""
     table = re.search(r"ANSWER_TUNINGS\[\](.*?)\};", Path(header).read_text(), re.S)
     table = re.sub(r"/\*.*?\*/|//[^\n]*", "", table[1] if table else "", flags=re.S)
-    return [(name, size_of(first), size_of(second)) for name, first, second in ROW.findall(table)]
+    return [(name, *(size_of(size) for size in sizes)) for name, *sizes in ROW.findall(table)]
 
 
-def row_text(name: str, first: int, second: int) -> str:
+def size_text(size: float) -> str:
+    """A size as the header writes it."""
+    if size == NEVER:
+        return "ANSWER_NEVER"
+    return f"{int(size) // MIB} * ANSWER_MIB" if size % MIB == 0 else str(int(size))
+
+
+def row_text(name: str, first: int, second: int, third: float) -> str:
     """A row of ANSWER_TUNINGS as the header writes it."""
-    sizes = [f"{size // MIB} * ANSWER_MIB" if size % MIB == 0 else str(size) for size in (first, second)]
-    return f'{{"{name}", {sizes[0]}, {sizes[1]}}},'
+    return f'{{"{name}", {size_text(first)}, {size_text(second)}, {size_text(third)}}},'
 
 
 def check(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) -> list[str]:
     """One problem per header row that disagrees with its GPU's sweep, and per GPU of gpus.csv without a row."""
     rows = header_rows(header)
-    names = [name for name, _, _ in rows]
+    names = [name for name, *_ in rows]
     where = Path(header).name
     problems = [f"{name} has {names.count(name)} rows in {where}" for name in dict.fromkeys(names)
                 if names.count(name) > 1]
     for name, *written in rows:
         gpu = results.gpu_slug(name)
-        for limit, pow2 in zip(written, (False, True), strict=True):
-            what, source = ((" for rows a power of two", f"{gpu}.csv and {gpu}-pitch.csv imply") if pow2
-                            else ("", f"its sweep {gpu}.csv implies"))
+        readers = (("", f"its sweep {gpu}.csv implies", lambda g=gpu: limits(g, results_dir)),
+                   (" for rows a power of two", f"{gpu}.csv and {gpu}-pitch.csv imply",
+                    lambda g=gpu: limits(g, results_dir, pow2=True)),
+                   (" for the long runs", f"its sweep {gpu}.csv implies", lambda g=gpu: long_runs_from(g, results_dir)))
+        for limit, (what, source, read) in zip(written, readers, strict=True):
             try:
-                implied = limits(gpu, results_dir, pow2)
+                implied = read()
             except results.ResultsError as err:
                 problems.append(f"{name}: {err}")
                 continue
@@ -146,8 +194,17 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
         print("  rows a power of two (the sweep and the pitch study):")
         for size, row in leads(gpu, results_dir, pow2=True).iterrows():
             print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+        print("  step 11's long runs against its default, on odd shapes:")
+        try:
+            for size, row in long_run_leads(gpu, results_dir).iterrows():
+                print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+            third = long_runs_from(gpu, results_dir)
+        except results.ResultsError as err:
+            print(f"  {err}")
+            third = NEVER
         first, second = limits(gpu, results_dir), limits(gpu, results_dir, pow2=True)
-        print(f"  limits: {label(first)}, {label(second)}   row: {row_text(name, first, second)}")
+        print(f"  limits: {label(first)}, {label(second)}, long runs from {label(third)}   "
+              f"row: {row_text(name, first, second, third)}")
     problems = check(header, results_dir)
     for problem in problems:
         machine.say(f"lab.tuning: {problem}")

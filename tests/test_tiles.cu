@@ -271,8 +271,9 @@ static bool check_tma_store(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB.
-    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20};
+    // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB;
+    // step 11's long runs from 300 MiB.
+    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -307,12 +308,16 @@ static void check_pick_answer(void)
         {8256, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB less, rows not a power of two"},
         {4096, 16384, true, true, ANSWER_SHARED64, "256 MiB, 4096 rows"},
         {8192, 8192, false, true, ANSWER_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
-        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_ANY_SHAPE, "2^32 elements"},
+        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_LONG_RUNS, "2^32 elements"},
+        {8960, 8777, false, false, ANSWER_ANY_SHAPE, "odd rows, just under the long runs' size"},
+        {8960, 8778, false, false, ANSWER_LONG_RUNS, "odd rows, just past the long runs' size"},
+        {10007, 7919, false, false, ANSWER_LONG_RUNS, "odd rows past the long runs' size"},
+        {1000003, 63, false, false, ANSWER_SHARED64, "past the long runs' size, one column short of a tile"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB (%s)", c.rows, c.cols,
-                 c.why);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB, long runs from "
+                 "300 MiB (%s)", c.rows, c.cols, c.why);
         report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
 }
@@ -328,10 +333,11 @@ static void check_answer_out_rows_fit(void)
     report(!answer_out_rows_fit(line + 4, 16), "step 12 answer: out 16 bytes past 64 does not fit");
 }
 
-/** @brief Whether @p gpu has the limits @p vec4 and @p pow2 and the L2 size @p l2. */
-static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2)
+/** @brief Whether @p gpu has the limits @p vec4, @p pow2 and @p long_runs and the L2 size @p l2. */
+static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs)
 {
-    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2;
+    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2 &&
+           gpu.long_runs_from == long_runs;
 }
 
 /** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limits; any other GPU its L2 size for both. */
@@ -341,11 +347,12 @@ static void check_answer_gpu_named(void)
     for (const auto &t : ANSWER_TUNINGS) {
         char name[160];
         snprintf(name, sizeof name, "step 12 answer: %s gets its measured limits", t.gpu);
-        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2), name);
+        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2, t.long_runs_bytes), name);
     }
-    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2),
-           "step 12 answer: an unmeasured GPU gets its L2 size");
-    report(has_limits(answer_gpu_named("", l2), l2, l2, l2), "step 12 answer: an empty GPU name gets the L2 size");
+    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2, ANSWER_NEVER),
+           "step 12 answer: an unmeasured GPU gets its L2 size and no long runs");
+    report(has_limits(answer_gpu_named("", l2), l2, l2, l2, ANSWER_NEVER),
+           "step 12 answer: an empty GPU name gets the L2 size and no long runs");
     report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
            "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");
 }

@@ -68,3 +68,43 @@ def test_a_pitch_study_where_step_09_trails_past_1_gib_moves_the_power_of_two_li
 def test_power_of_two():
     assert tuning.power_of_two(pd.Series([1, 2, 4096, 1 << 40, 0, 3, 24576, 20000])).tolist() == [
         True, True, True, True, False, False, False, False]
+
+
+def with_long_runs(sweep: pd.DataFrame, lead_from: int) -> pd.DataFrame:
+    """The sweep with step 11's long runs planted at its odd shapes: 3 points ahead of the default on matrices of
+    at least lead_from bytes, 3 behind on smaller ones."""
+    odd = (sweep["step"] == "11") & (sweep["kernel"] == "any_shape") & (
+        (sweep["rows"].astype(int) % 4 != 0) | (sweep["cols"].astype(int) % 4 != 0))
+    planted = sweep[odd].copy()
+    size = planted["rows"].astype(int) * planted["cols"].astype(int) * 4
+    planted["kernel"] = "long_runs"
+    planted["pct_of_copy"] = (planted["pct_of_copy"].astype(float) + (size >= lead_from).map({True: 3, False: -3})
+                              ).map("{:.2f}".format)
+    return pd.concat([sweep, planted], ignore_index=True)
+
+
+@pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
+def test_the_long_runs_size_is_where_they_stop_trailing(tmp_path, gpu):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    sweep = pd.read_csv(schema.RESULTS / f"{gpu}.csv", dtype=str, keep_default_na=False)
+    with_long_runs(sweep, 10007 * 7919 * 4).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    assert tuning.long_runs_from(gpu, tmp_path) == 10007 * 7919 * 4   # 4097 x 4097 trails, the larger lead
+    with_long_runs(sweep, 1 << 40).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    assert tuning.long_runs_from(gpu, tmp_path) == tuning.NEVER   # trailing at every size: never
+
+
+def test_a_long_runs_size_typed_over_is_caught(tmp_path):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    for gpu in ("h200", "h100-80gb-hbm3"):
+        sweep = pd.read_csv(schema.RESULTS / f"{gpu}.csv", dtype=str, keep_default_na=False)
+        with_long_runs(sweep, 1 << 40).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    shutil.copy(schema.RESULTS / "h100-80gb-hbm3-pitch.csv", tmp_path)
+    problems = tuning.check(results_dir=tmp_path)
+    assert "NVIDIA H100 80GB HBM3" not in " ".join(problems)   # ANSWER_NEVER, as planted
+    assert problems == [f"NVIDIA H200 has {tuning.label(tuning.header_rows()[1][3])} for the long runs in "
+                        "answer_tuning.h, its sweep h200.csv implies never"]
+
+
+def test_the_header_reads_answer_never():
+    assert tuning.size_of("ANSWER_NEVER") == tuning.NEVER and tuning.label(tuning.NEVER) == "never"
+    assert tuning.size_text(tuning.NEVER) == "ANSWER_NEVER" and tuning.size_text(3 << 20) == "3 * ANSWER_MIB"
