@@ -59,23 +59,29 @@ def timed_rows(gpu: str, results_dir: Path | str, pow2: bool) -> pd.DataFrame:
     return frame[power_of_two(frame["rows"].astype(int))]
 
 
+def average_lead(frame: pd.DataFrame, ahead: str, behind: str, missing: str) -> pd.DataFrame:
+    """The average % of copy of run `ahead` less that of run `behind` ("<step> <kernel>") over the kernel rows of
+    frame timed by both, per size: index bytes, columns lead and shapes. Raises ResultsError(missing) if none."""
+    frame = frame[frame["role"] == "kernel"]
+    frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
+                         pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))
+    frame = frame[frame["run"].isin([ahead, behind])].drop_duplicates(["rows", "cols", "offset", "run"], keep="last")
+    both = frame.pivot(index=["rows", "cols", "offset"], columns="run", values="pct").dropna().reset_index()
+    if both.empty or ahead not in both or behind not in both:
+        raise results.ResultsError(missing)
+    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[ahead] - both[behind],
+                       shape=both["rows"].astype(str) + "x" + both["cols"].astype(str))
+    return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
+
+
 def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> pd.DataFrame:
     """Step 09's average lead over step 11 in points of % of copy, per size: index bytes, columns lead, shapes.
     With pow2, over the matrices with a power-of-two number of rows alone, the pitch study's too."""
     frame = timed_rows(gpu, results_dir, pow2)
-    frame = frame[(frame["role"] == "kernel") & (frame["offset"] == 0)
-                  & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
+    frame = frame[(frame["offset"] == 0) & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
                   & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
-    frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
-                         pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))
-    frame = frame[frame["run"].isin([LEADER, CHALLENGER])].drop_duplicates(["rows", "cols", "run"], keep="last")
-    both = frame.pivot(index=["rows", "cols"], columns="run", values="pct").dropna().reset_index()
-    if both.empty or LEADER not in both or CHALLENGER not in both:
-        raise results.ResultsError(f"{gpu}.csv has no aligned shape timed by both step 09 and step 11: "
-                                   "run `make bench` with both steps")
-    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[LEADER] - both[CHALLENGER],
-                       shape=both["rows"].astype(str) + "x" + both["cols"].astype(str))
-    return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
+    return average_lead(frame, LEADER, CHALLENGER, f"{gpu}.csv has no aligned shape timed by both step 09 and "
+                        "step 11: run `make bench` with both steps")
 
 
 def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> int:
@@ -93,19 +99,10 @@ def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.Dat
     """Step 11's long runs' average lead over its default in points of % of copy, per size, over the swept shapes
     where the default runs its sector runs (rows of in or of out not whole chunks, both sides at least 64)."""
     frame = results.load(Path(results_dir) / f"{gpu}.csv", "bench")
-    frame = frame[(frame["role"] == "kernel") & ((frame["rows"] % VEC != 0) | (frame["cols"] % VEC != 0))
-                  & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
-    frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
-                         pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))
-    frame = frame[frame["run"].isin([LONG_RUNS, CHALLENGER])].drop_duplicates(["rows", "cols", "offset", "run"],
-                                                                               keep="last")
-    both = frame.pivot(index=["rows", "cols", "offset"], columns="run", values="pct").dropna().reset_index()
-    if both.empty or LONG_RUNS not in both or CHALLENGER not in both:
-        raise results.ResultsError(f"{gpu}.csv has no odd shape timed by step 11's default and its long_runs: "
-                                   "run `make bench` with step 11")
-    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[LONG_RUNS] - both[CHALLENGER],
-                       shape=both["rows"].astype(str) + "x" + both["cols"].astype(str))
-    return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
+    frame = frame[((frame["rows"] % VEC != 0) | (frame["cols"] % VEC != 0)) & (frame["rows"] >= TILE)
+                  & (frame["cols"] >= TILE)]
+    return average_lead(frame, LONG_RUNS, CHALLENGER, f"{gpu}.csv has no odd shape timed by step 11's default "
+                        "and its long_runs: run `make bench` with step 11")
 
 
 def long_runs_from(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
