@@ -37,7 +37,6 @@ CHALLENGER = "11 any_shape"  # step 11's default
 LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 128 floats
 NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
 MIB = 1 << 20
-TIE = 0.5  # points of % of copy: a smaller lead either way is within a run's noise, and counts as a tie
 # {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER}
 ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')
 LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?|(ANSWER_NEVER)", re.IGNORECASE)
@@ -84,15 +83,22 @@ def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False
                         "step 11: run `make bench` with both steps")
 
 
+def best_split(leads: pd.Series) -> int:
+    """The size, in bytes, up to which the leader should run so that the sizes swept lose the fewest points: the
+    size where the running sum of its leads (per size, smallest first) peaks; 0 if it never rises above 0.
+
+    One size's noise cannot move the split much: a dip of a point between leads of three costs less than it saves.
+    """
+    running = leads.cumsum()
+    if running.empty or running.max() <= 0:
+        return 0
+    return int(running.idxmax())
+
+
 def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> int:
     """The limit, in bytes, that docs/results/<gpu>.csv implies (with pow2: the second limit, which the pitch
-    study adds to): the largest size before the first where step 09 trails by more than TIE; 0 if none."""
-    limit = 0
-    for size, lead in leads(gpu, results_dir, pow2)["lead"].items():
-        if lead < -TIE:
-            break
-        limit = int(size)
-    return limit
+    study adds to): the best split of step 09's leads over step 11."""
+    return best_split(leads(gpu, results_dir, pow2)["lead"])
 
 
 def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:
@@ -106,14 +112,10 @@ def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.Dat
 
 
 def long_runs_from(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
-    """The size from which step 11's default takes its long runs: going down from the largest size, the smallest
-    before the first where they trail by more than TIE; NEVER if they trail at the largest."""
-    start = NEVER
-    for size, lead in long_run_leads(gpu, results_dir)["lead"].sort_index(ascending=False).items():
-        if lead < -TIE:
-            break
-        start = int(size)
-    return start
+    """The size from which step 11's default takes its long runs: the best split of their leads over the default,
+    read from the largest size down; NEVER if they lose points at every split."""
+    start = best_split(long_run_leads(gpu, results_dir)["lead"].sort_index(ascending=False))
+    return NEVER if start == 0 else start
 
 
 def label(size: float | None) -> str:

@@ -83,7 +83,7 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
 
 
-# ------------------------------------------------------------------ the narrow and pitch studies (appendix 12)
+# ------------------------------------------------------------------ the narrow, pitch and runs studies (appendix 12)
 SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
 
 
@@ -101,7 +101,8 @@ def trailing_shapes(frame: pd.DataFrame) -> list[str]:
     return [s.removesuffix("+0") for s, value in best.items() if s not in ours or ours[s] > value * SAME_KERNEL]
 
 
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv")))
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",
+                                                  "docs/results/*-runs.csv")))
 def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     trailing = trailing_shapes(results.load(study, "bench"))
     assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"

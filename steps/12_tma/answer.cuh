@@ -14,7 +14,7 @@
  * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
  * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
- * | anything else, from a size measured per GPU      | step 11's default, sector runs of 128 floats |
+ * | anything else, from a size measured per GPU, if tiles of 128 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 128 floats |
  * | anything else                                    | step 11's default                   |
  *
  * Why each row: on a matrix with few rows, a sector run covers a few
@@ -35,7 +35,11 @@
  * matrices get a limit of their own. Elsewhere step 11's default runs;
  * on the H200, from a size on, its sector runs of 128 floats led those of
  * 64 (on the H100 they trailed at every size), so a third size, from which
- * it takes them, is measured per GPU too. The limits of each GPU measured are a row of
+ * it takes them, is measured per GPU too. A run of 128 floats spans 128
+ * rows of `in`, so the last tile of rows is padded to 128, not 64: on 129
+ * rows, 127 idle rows against 63. The answer takes the long runs only
+ * where that padding adds at most 1/16 of the rows (long_runs_fill();
+ * `make runs-study` times both lengths on matrices of few rows). The limits of each GPU measured are a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
  * size, below which step 09's kernel led on every GPU measured. `make
@@ -84,6 +88,25 @@ struct answer_gpu {
     size_t long_runs_from;    /**< step 11's sector runs are 128 floats long from this many bytes (SIZE_MAX: never) */
 };
 
+/**
+ * A matrix takes the long runs only if their tiles pad at most 1 row in
+ * this many more than tiles of 64 rows do (long_runs_fill()).
+ */
+#define ANSWER_LONG_RUNS_PAD 16
+
+/**
+ * @brief Whether tiles of SR_LONG_RUN rows of `in` cover @p rows with at
+ *        most rows / ANSWER_LONG_RUNS_PAD idle rows more than tiles of
+ *        SR_RUN rows: 200 rows (256 both ways) or 10007 (64 more) yes,
+ *        129 or 300 (64 more) no.
+ */
+static inline bool long_runs_fill(size_t rows)
+{
+    const size_t padded_long = ceil_div(rows, SR_LONG_RUN) * SR_LONG_RUN;
+    const size_t padded_short = ceil_div(rows, SR_RUN) * SR_RUN;
+    return (padded_long - padded_short) * ANSWER_LONG_RUNS_PAD <= rows;
+}
+
 /** @brief Whether @p n is a power of two (1, 2, 4, ...). */
 static inline bool is_power_of_two(size_t n)
 {
@@ -107,7 +130,7 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
     const size_t limit = is_power_of_two(rows) ? gpu.vec4_pow2_limit : gpu.vec4_limit;
     if (vec4 && writes_fit && bytes <= limit)
         return ANSWER_SHARED64;
-    return bytes >= gpu.long_runs_from ? ANSWER_LONG_RUNS : ANSWER_ANY_SHAPE;
+    return bytes >= gpu.long_runs_from && long_runs_fill(rows) ? ANSWER_LONG_RUNS : ANSWER_ANY_SHAPE;
 }
 
 /**
