@@ -44,8 +44,6 @@ using tile_64x64 = tile16<64, 64>;
 using runs_128 = runs16<128>;
 /** Runs of 256 elements (512 bytes), as step 11's long runs. */
 using runs_256 = runs16<256>;
-/** Runs of 128 elements written 4 bytes a lane by whole warps, as step 11 writes its runs. */
-using runs_128_words = runs16<128, true>;
 
 /** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
 using tile_128x64 = tile16<128, 64>;
@@ -104,14 +102,6 @@ static size_t launch_long_runs(const uint16_t *in, uint16_t *out, size_t rows, s
     return launch_prmt(in, out, rows, cols, stream);
 }
 
-/** @brief The default with its sector runs written 4 bytes a lane by whole warps. */
-static size_t launch_word_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    if (!t16_out_rows_on_sectors(out, rows))
-        return transpose16_runs_launch<runs_128_words>(in, out, rows, cols, stream);
-    return launch_prmt(in, out, rows, cols, stream);
-}
-
 /** @brief Sector runs on every shape. */
 static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -132,8 +122,6 @@ static const kernel_variant variants[] = {
               launch_prmt_128x64),
     variant16("long_runs", "the default with sector runs of 256 elements (512 bytes) where rows of out are off sectors",
               launch_long_runs),
-    variant16("word_runs", "the default with its sector runs written 4 bytes a lane by whole warps, as step 11's",
-              launch_word_runs),
     variant16("runs", "sector runs of 128 elements on every shape: 16-byte loads and stores at any alignment",
               launch_runs),
 };

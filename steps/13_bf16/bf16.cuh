@@ -12,7 +12,6 @@
 #define TRANSPOSE_BF16_CUH
 
 #include <stddef.h>
-#include <assert.h>
 #include <stdint.h>
 #include <cuda_runtime.h>
 
@@ -492,16 +491,12 @@ transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
 
 /**
  * @brief A runs tile: runs of about Run elements of each of 64 rows of
- *        `out`, which need Run + 15 rows of `in`; with @p Words, written
- *        by whole warps 4 bytes a lane (t16r_store_words()), as step 11
- *        writes its runs, instead of 16-byte chunks.
+ *        `out`, which need Run + 15 rows of `in`.
  */
-template <unsigned Run, bool Words = false>
+template <unsigned Run>
 struct runs16 {
     /** Elements of a run before its shift: the tile rows of `in` it starts from. */
     static constexpr unsigned run = Run;
-    /** Whether the runs are written 4 bytes a lane by whole warps. */
-    static constexpr bool words = Words;
     /** Rows of `in` a tile may need: Run plus up to 15 for the shift of a run. */
     static constexpr unsigned rows = Run + T16R_SECTOR;
     /** Chunks a tile loads. */
@@ -626,59 +621,6 @@ UNROLL_ON_DEVICE
         }
 }
 
-/**
- * @brief Write the tile's runs as step 11 does: warp w writes rows w, w + 8,
- *        ... of the tile's 64 rows of `out`, each lane two elements (4
- *        bytes) per instruction, so that a warp's store fills 128 bytes from
- *        the run's first 4-byte boundary. A run that starts off one (only a
- *        row's first) writes its first element alone, and one of odd length
- *        its last.
- */
-template <class Runs>
-static __host__ __device__ __forceinline__ void t16r_store_words(const uint16_t *tile, uint16_t *out, size_t rows,
-                                                                 size_t row0, size_t col0, unsigned width,
-                                                                 unsigned tid)
-{
-    const unsigned lane = tid % 32, warp = tid / 32;
-UNROLL_ON_DEVICE
-    for (unsigned m = 0; m < T16R_COLS / (T16_THREADS / 32); ++m) {
-        const unsigned cc = warp + m * (T16_THREADS / 32);   // tile column = row col0 + cc of `out`
-        if (cc >= width)
-            continue;
-        size_t first, last;
-        t16r_run<Runs>(rows, t16r_lead(out, 32), row0, col0 + cc, &first, &last);
-        const unsigned length = (unsigned)(last - first);
-        const size_t start = (col0 + cc) * rows + first;
-        const uint16_t *column = tile + (first - row0) * T16R_STRIDE + cc;
-        const unsigned head = length > 0 && (uintptr_t)(out + start) % 4 != 0 ? 1 : 0;
-        const unsigned pairs = (length - head) / 2;
-        uint32_t *words = reinterpret_cast<uint32_t *>(out + start + head);
-#ifndef __CUDA_ARCH__
-        assert(pairs == 0 || (uintptr_t)words % 4 == 0);   // the host forgives a misaligned store; the GPU faults
-#endif
-UNROLL_ON_DEVICE
-        for (unsigned i = lane; i < Runs::rows / 2; i += 32)
-            if (i < pairs)
-                words[i] = column[(head + 2 * i) * T16R_STRIDE] |
-                           (uint32_t)column[(head + 2 * i + 1) * T16R_STRIDE] << 16;
-        if (lane == 0 && head)
-            out[start] = column[0];
-        if (lane == 1 && (length - head) % 2)
-            out[start + length - 1] = column[(length - 1) * T16R_STRIDE];
-    }
-}
-
-/** @brief Write the tile's runs: 16-byte chunks (t16r_store()), or with Runs::words 4-byte words (t16r_store_words()). */
-template <class Runs>
-static __host__ __device__ __forceinline__ void t16r_write(const uint16_t *tile, uint16_t *out, size_t rows,
-                                                           size_t row0, size_t col0, unsigned width, unsigned tid)
-{
-    if (Runs::words)
-        t16r_store_words<Runs>(tile, out, rows, row0, col0, width, tid);
-    else
-        t16r_store<Runs>(tile, out, rows, row0, col0, width, tid);
-}
-
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
 static __global__ void __launch_bounds__(T16_THREADS)   // uncapped: at 5 blocks (48 registers) it spills
@@ -692,7 +634,7 @@ transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, si
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
         t16r_load<Runs>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();
-        t16r_write<Runs>(tile, out, rows, row0, col0, width, threadIdx.x);
+        t16r_store<Runs>(tile, out, rows, row0, col0, width, threadIdx.x);
         __syncthreads();
     }
 }
