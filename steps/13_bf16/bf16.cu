@@ -42,8 +42,6 @@ using tile_64x128 = tile16<64, 128>;
 using tile_64x64 = tile16<64, 64>;
 /** Runs of 128 elements (256 bytes) in each row of `out`, as step 11's runs of 64 floats. */
 using runs_128 = runs16<128>;
-/** Runs of 256 elements (512 bytes), as step 11's long runs. */
-using runs_256 = runs16<256>;
 
 /** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
 using tile_128x64 = tile16<128, 64>;
@@ -94,14 +92,6 @@ static size_t launch_prmt_128x64(const uint16_t *in, uint16_t *out, size_t rows,
     return transpose16_launch<tile_128x64, T16_PRMT, runs_128>(in, out, rows, cols, stream);
 }
 
-/** @brief The default with sector runs of 256 elements (512 bytes) where it takes sector runs. */
-static size_t launch_long_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    if (!t16_out_rows_on_sectors(out, rows))
-        return transpose16_runs_launch<runs_256>(in, out, rows, cols, stream);
-    return launch_prmt(in, out, rows, cols, stream);
-}
-
 /** @brief Sector runs on every shape. */
 static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -120,8 +110,6 @@ static const kernel_variant variants[] = {
               launch_prmt_64x64),
     variant16("prmt_128x64", "the PRMT store on 128x64 tiles: 256 bytes into each row of out",
               launch_prmt_128x64),
-    variant16("long_runs", "the default with sector runs of 256 elements (512 bytes) where rows of out are off sectors",
-              launch_long_runs),
     variant16("runs", "sector runs of 128 elements on every shape: 16-byte loads and stores at any alignment",
               launch_runs),
 };
