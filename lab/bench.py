@@ -52,7 +52,7 @@ PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
 # Odd matrices past the H200's long-runs size (302 MiB): few rows or few columns (a run of 128 floats spans 128
 # rows of in, so the last tile of rows pads to 128), rows on each side of long_runs_fill()'s line, and two of
 # the sweep's. Step 12's answer takes step 11's runs of 64 or of 128 floats: the study times all three.
-RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,897x400003,1025x400003,1000x80003,"
+RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
                "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
 RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.

@@ -315,8 +315,10 @@ static void check_pick_answer(void)
         {1000003, 63, false, false, ANSWER_SHARED64, "past the long runs' size, one column short of a tile"},
         {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 128 and of 64 both pad to 256"},
         {129, 620001, false, false, ANSWER_ANY_SHAPE, "129 rows: tiles of 128 pad 64 rows more"},
-        {897, 400003, false, false, ANSWER_ANY_SHAPE, "897 rows: 64 more padded rows, over 1/16 of them"},
-        {1025, 400003, false, false, ANSWER_LONG_RUNS, "1025 rows: 64 more padded rows, under 1/16 of them"},
+        {300, 1000003, false, false, ANSWER_ANY_SHAPE, "300 rows: 64 more padded rows, over 1/8 of them"},
+        {385, 1000003, false, false, ANSWER_ANY_SHAPE, "385 rows: 64 more padded rows, over 1/8 of them"},
+        {513, 400003, false, false, ANSWER_LONG_RUNS, "513 rows: 64 more padded rows, under 1/8 of them"},
+        {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: 64 more padded rows, under 1/8 of them"},
     };
     char name[160];
     for (const auto &c : cases) {
