@@ -1,4 +1,4 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and three studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and four studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
@@ -6,6 +6,7 @@
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
+    python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -48,6 +49,12 @@ PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8
                 "16384x20480,32768x16384,65536x8192,131072x4096,4096x131072,8192x65536,32768x24576,"
                 "65536x16384,16384x65536,20480x16384,24576x24576,20000x32768,30000x30000")
 PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
+# Odd matrices past the H200's long-runs size (302 MiB): few rows or few columns (a run of 128 floats spans 128
+# rows of in, so the last tile of rows pads to 128), rows on each side of long_runs_fill()'s line, and two of
+# the sweep's. Step 12's answer takes step 11's runs of 64 or of 128 floats: the study times all three.
+RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
+               "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
+RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
@@ -73,6 +80,8 @@ def planned_runs(args) -> list[Run]:
         return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
     if args.study == "pitch":
         return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
+    if args.study == "runs":
+        return [Run(f"step{s}-{v}", s, RUNS_SHAPES, ("--variant", v)) for s, v in RUNS_RUNS]
     if args.study == "timing":
         answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
@@ -174,8 +183,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "timing"), default="sweep",
-                        help="the shape sweep (default), or one of the three studies")
+    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "timing"),
+                        default="sweep", help="the shape sweep (default), or one of the four studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

@@ -567,7 +567,8 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
     baseline) or metric=; peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
     max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2()); tuning=vec4_limit (up to where
-    step 12 runs step 09's kernel) or vec4_pow2_limit (the same on rows a power of two)."""
+    step 12 runs step 09's kernel), vec4_pow2_limit (the same on rows a power of two) or long_runs_from (from where
+    step 11's default takes its long runs)."""
     gpu = gpu or page.gpu
     what = ", ".join(f"{k}={v}" for k, v in dict(step=step, kernel=kernel, peer=peer, shape=shape, col=col,
                                                   metric=metric, flush=flush).items() if v)
@@ -580,8 +581,10 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
             raise TemplateError(f"no kernel in {results.path(gpu).name} has a matrix past L2")
         return fmt_pct(rows["pct_of_copy"].max())
     if tuning is not None:
-        if tuning not in ("vec4_limit", "vec4_pow2_limit"):
-            raise TemplateError("tuning= takes vec4_limit or vec4_pow2_limit")
+        if tuning not in ("vec4_limit", "vec4_pow2_limit", "long_runs_from"):
+            raise TemplateError("tuning= takes vec4_limit, vec4_pow2_limit or long_runs_from")
+        if tuning == "long_runs_from":
+            return tuning_rule.label(tuning_rule.long_runs_from(gpu))
         limit = tuning_rule.limits(gpu, pow2=tuning == "vec4_pow2_limit")
         if limit == 0:
             raise TemplateError(f"{results.path(gpu).name} gives step 09's kernel no lead at any size")

@@ -5,11 +5,13 @@ against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitc
                              exit 1 if a row disagrees with its results or a GPU of gpus.csv has none
 
 The first limit is read off the sweep. The second is the same rule over the matrices with a power-of-two number
-of rows alone, read off the sweep and the pitch study together (where the GPU has one).
+of rows alone, read off the sweep and the pitch study together (where the GPU has one). The third is the size from
+which step 11's default takes sector runs of 128 floats (its variant long_runs), read off the sweep.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -32,10 +34,12 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
 
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 CHALLENGER = "11 any_shape"  # step 11's default
+LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 128 floats
+NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
 MIB = 1 << 20
-TIE = 0.5  # points of % of copy: a smaller lead either way is within a run's noise, and counts as a tie
-ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')  # {"NVIDIA H200", 64 * ANSWER_MIB, ...}
-LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?", re.IGNORECASE)
+# {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER}
+ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')
+LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?|(ANSWER_NEVER)", re.IGNORECASE)
 
 
 def power_of_two(n: pd.Series) -> pd.Series:
@@ -54,74 +58,117 @@ def timed_rows(gpu: str, results_dir: Path | str, pow2: bool) -> pd.DataFrame:
     return frame[power_of_two(frame["rows"].astype(int))]
 
 
-def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> pd.DataFrame:
-    """Step 09's average lead over step 11 in points of % of copy, per size: index bytes, columns lead, shapes.
-    With pow2, over the matrices with a power-of-two number of rows alone, the pitch study's too."""
-    frame = timed_rows(gpu, results_dir, pow2)
-    frame = frame[(frame["role"] == "kernel") & (frame["offset"] == 0)
-                  & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
-                  & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
+def average_lead(frame: pd.DataFrame, ahead: str, behind: str, missing: str) -> pd.DataFrame:
+    """The average % of copy of run `ahead` less that of run `behind` ("<step> <kernel>") over the kernel rows of
+    frame timed by both, per size: index bytes, columns lead and shapes. Raises ResultsError(missing) if none."""
+    frame = frame[frame["role"] == "kernel"]
     frame = frame.assign(run=frame["step"] + " " + frame["kernel"],
                          pct=pd.to_numeric(frame["pct_of_copy"], errors="coerce"))
-    frame = frame[frame["run"].isin([LEADER, CHALLENGER])].drop_duplicates(["rows", "cols", "run"], keep="last")
-    both = frame.pivot(index=["rows", "cols"], columns="run", values="pct").dropna().reset_index()
-    if both.empty or LEADER not in both or CHALLENGER not in both:
-        raise results.ResultsError(f"{gpu}.csv has no aligned shape timed by both step 09 and step 11: "
-                                   "run `make bench` with both steps")
-    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[LEADER] - both[CHALLENGER],
+    frame = frame[frame["run"].isin([ahead, behind])].drop_duplicates(["rows", "cols", "offset", "run"], keep="last")
+    both = frame.pivot(index=["rows", "cols", "offset"], columns="run", values="pct").dropna().reset_index()
+    if both.empty or ahead not in both or behind not in both:
+        raise results.ResultsError(missing)
+    both = both.assign(bytes=both["rows"] * both["cols"] * 4, lead=both[ahead] - both[behind],
                        shape=both["rows"].astype(str) + "x" + both["cols"].astype(str))
     return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
 
 
+def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> pd.DataFrame:
+    """Step 09's average lead over step 11 in points of % of copy, per size: index bytes, columns lead, shapes.
+    With pow2, over the matrices with a power-of-two number of rows alone, the pitch study's too."""
+    frame = timed_rows(gpu, results_dir, pow2)
+    frame = frame[(frame["offset"] == 0) & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
+                  & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
+    return average_lead(frame, LEADER, CHALLENGER, f"{gpu}.csv has no aligned shape timed by both step 09 and "
+                        "step 11: run `make bench` with both steps")
+
+
+def best_split(leads: pd.Series) -> int:
+    """The size, in bytes, up to which the leader should run so that the sizes swept lose the fewest points: the
+    size where the running sum of its leads (per size, smallest first) peaks; 0 if it never rises above 0.
+
+    One size's noise cannot move the split much: a dip of a point between leads of three costs less than it saves.
+    """
+    running = leads.cumsum()
+    if running.empty or running.max() <= 0:
+        return 0
+    return int(running.idxmax())
+
+
 def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> int:
     """The limit, in bytes, that docs/results/<gpu>.csv implies (with pow2: the second limit, which the pitch
-    study adds to): the largest size before the first where step 09 trails by more than TIE; 0 if none."""
-    limit = 0
-    for size, lead in leads(gpu, results_dir, pow2)["lead"].items():
-        if lead < -TIE:
-            break
-        limit = int(size)
-    return limit
+    study adds to): the best split of step 09's leads over step 11."""
+    return best_split(leads(gpu, results_dir, pow2)["lead"])
 
 
-def label(size: int | None) -> str:
-    return "an unreadable limit" if size is None else f"{size / MIB:g} MiB"
+def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:
+    """Step 11's long runs' average lead over its default in points of % of copy, per size, over the swept shapes
+    where the default runs its sector runs (rows of in or of out not whole chunks, both sides at least 64)."""
+    frame = results.load(Path(results_dir) / f"{gpu}.csv", "bench")
+    frame = frame[((frame["rows"] % VEC != 0) | (frame["cols"] % VEC != 0)) & (frame["rows"] >= TILE)
+                  & (frame["cols"] >= TILE)]
+    return average_lead(frame, LONG_RUNS, CHALLENGER, f"{gpu}.csv has no odd shape timed by step 11's default "
+                        "and its long_runs: run `make bench` with step 11")
 
 
-def size_of(expression: str) -> int | None:
-    """The bytes of a limit as the header writes it (64 * ANSWER_MIB, or a number); None if not understood."""
+def long_runs_from(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
+    """The size from which step 11's default takes its long runs: the best split of their leads over the default,
+    read from the largest size down; NEVER if they lose points at every split."""
+    start = best_split(long_run_leads(gpu, results_dir)["lead"].sort_index(ascending=False))
+    return NEVER if start == 0 else start
+
+
+def label(size: float | None) -> str:
+    if size is None:
+        return "an unreadable limit"
+    return "never" if size == NEVER else f"{size / MIB:g} MiB"
+
+
+def size_of(expression: str) -> float | None:
+    """The bytes of a limit as the header writes it (64 * ANSWER_MIB, a number, or ANSWER_NEVER); None if not
+    understood."""
     match = LIMIT.fullmatch(expression)
-    return None if match is None else int(match[1]) * MIB if match[1] else int(match[2])
+    if match is None:
+        return None
+    return int(match[1]) * MIB if match[1] else int(match[2]) if match[2] else NEVER
 
 
-def header_rows(header: Path | str = HEADER) -> list[tuple[str, int | None, int | None]]:
-    """The (GPU name, limit, power-of-two limit) rows of the header's ANSWER_TUNINGS, in bytes; None for a limit
-    not understood."""
+def header_rows(header: Path | str = HEADER) -> list[tuple[str, float | None, float | None, float | None]]:
+    """The (GPU name, limit, power-of-two limit, long runs' size) rows of the header's ANSWER_TUNINGS, in bytes;
+    None for a size not understood."""
     table = re.search(r"ANSWER_TUNINGS\[\](.*?)\};", Path(header).read_text(), re.S)
     table = re.sub(r"/\*.*?\*/|//[^\n]*", "", table[1] if table else "", flags=re.S)
-    return [(name, size_of(first), size_of(second)) for name, first, second in ROW.findall(table)]
+    return [(name, *(size_of(size) for size in sizes)) for name, *sizes in ROW.findall(table)]
 
 
-def row_text(name: str, first: int, second: int) -> str:
+def size_text(size: float) -> str:
+    """A size as the header writes it."""
+    if size == NEVER:
+        return "ANSWER_NEVER"
+    return f"{int(size) // MIB} * ANSWER_MIB" if size % MIB == 0 else str(int(size))
+
+
+def row_text(name: str, first: int, second: int, third: float) -> str:
     """A row of ANSWER_TUNINGS as the header writes it."""
-    sizes = [f"{size // MIB} * ANSWER_MIB" if size % MIB == 0 else str(size) for size in (first, second)]
-    return f'{{"{name}", {sizes[0]}, {sizes[1]}}},'
+    return f'{{"{name}", {size_text(first)}, {size_text(second)}, {size_text(third)}}},'
 
 
 def check(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) -> list[str]:
     """One problem per header row that disagrees with its GPU's sweep, and per GPU of gpus.csv without a row."""
     rows = header_rows(header)
-    names = [name for name, _, _ in rows]
+    names = [name for name, *_ in rows]
     where = Path(header).name
     problems = [f"{name} has {names.count(name)} rows in {where}" for name in dict.fromkeys(names)
                 if names.count(name) > 1]
     for name, *written in rows:
         gpu = results.gpu_slug(name)
-        for limit, pow2 in zip(written, (False, True), strict=True):
-            what, source = ((" for rows a power of two", f"{gpu}.csv and {gpu}-pitch.csv imply") if pow2
-                            else ("", f"its sweep {gpu}.csv implies"))
+        readers = (("", f"its sweep {gpu}.csv implies", lambda g=gpu: limits(g, results_dir)),
+                   (" for rows a power of two", f"{gpu}.csv and {gpu}-pitch.csv imply",
+                    lambda g=gpu: limits(g, results_dir, pow2=True)),
+                   (" for the long runs", f"its sweep {gpu}.csv implies", lambda g=gpu: long_runs_from(g, results_dir)))
+        for limit, (what, source, read) in zip(written, readers, strict=True):
             try:
-                implied = limits(gpu, results_dir, pow2)
+                implied = read()
             except results.ResultsError as err:
                 problems.append(f"{name}: {err}")
                 continue
@@ -146,8 +193,17 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
         print("  rows a power of two (the sweep and the pitch study):")
         for size, row in leads(gpu, results_dir, pow2=True).iterrows():
             print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+        print("  step 11's long runs against its default, on odd shapes:")
+        try:
+            for size, row in long_run_leads(gpu, results_dir).iterrows():
+                print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+            third = long_runs_from(gpu, results_dir)
+        except results.ResultsError as err:
+            print(f"  {err}")
+            third = NEVER
         first, second = limits(gpu, results_dir), limits(gpu, results_dir, pow2=True)
-        print(f"  limits: {label(first)}, {label(second)}   row: {row_text(name, first, second)}")
+        print(f"  limits: {label(first)}, {label(second)}, long runs from {label(third)}   "
+              f"row: {row_text(name, first, second, third)}")
     problems = check(header, results_dir)
     for problem in problems:
         machine.say(f"lab.tuning: {problem}")

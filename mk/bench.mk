@@ -5,6 +5,7 @@
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
 #   make narrow-study           step 12's rule on matrices narrower than a tile
 #   make pitch-study            step 12's rule on the pitch of out's rows: its alignment, powers of two
+#   make runs-study            step 12's choice of run length on odd matrices of few rows or columns
 #   make timing-study           the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
@@ -18,7 +19,7 @@ bench_comma := ,
 BENCH_STEPS = $(or $(subst $(bench_comma), ,$(STEPS) $(RERUN)),$(STEP_NUMS))
 bench_gpu   = $(if $(GPU),--gpu '$(GPU)')
 
-.PHONY: bench narrow-study pitch-study timing-study gpu-session
+.PHONY: bench narrow-study pitch-study runs-study timing-study gpu-session
 
 bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
 	@python3 -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
@@ -30,6 +31,9 @@ narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, s
 
 pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes or are a power of two bytes apart -> docs/results/<gpu>-pitch.csv
 	@python3 -m lab.bench --study pitch --build '$(BUILD)' $(bench_gpu)
+
+runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 128 floats and step 12's answer on odd matrices of few rows or columns -> docs/results/<gpu>-runs.csv
+	@python3 -m lab.bench --study runs --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
 	@python3 -m lab.bench --study timing --build '$(BUILD)' $(bench_gpu)

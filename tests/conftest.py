@@ -69,6 +69,16 @@ def run(command, timeout: float = 600, **env: str) -> subprocess.CompletedProces
                           timeout=timeout, env=clean_env(**env), check=False)
 
 
+def make_locked(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """make, one test at a time: two workers making the same target at once would race on its files (one
+    removes an archive while the other links it)."""
+    lock_path = ROOT / BUILD / ".tests-make.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return run(make_command(*args), timeout=timeout)
+
+
 def first_lines(text: str, limit: int = 300) -> str:
     return " ".join(text[:limit].split())
 

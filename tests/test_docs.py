@@ -83,38 +83,44 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
 
 
-# ------------------------------------------------------------------ the narrow and pitch studies (appendix 12)
+# ------------------------------------------------------------------ the narrow, pitch and runs studies (appendix 12)
 SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
 
 
 def trailing_shapes(frame: pd.DataFrame) -> list[str]:
-    """The shapes at which step 12's answer's fastest run is more than 2 % slower than the faster of step 09's
-    and step 11's (or was not timed); every shape when nothing was timed. The answer runs one of the two, in
-    a program of its own: fastest runs, not medians, tell a wrong pick (4-7 % in the pitch study) from the run."""
+    """The shapes at which step 12's answer is more than 2 % slower than the faster of step 09's and step 11's
+    kernels (or was not timed), in both its fastest and its median run; every shape when nothing was timed.
+    The answer runs one of them, in a program of its own: a wrong pick (4-7 % in the pitch study) is slower
+    in both, while one lucky fast run of the other program (2.9 % ahead at the fastest, 0.6 % at the median,
+    in a runs study) is slower in one."""
     timed = frame[(frame["role"] == "kernel") & frame["min_ms"].notna()]
     shape = timed["rows"].astype(str) + "x" + timed["cols"].astype(str) + "+" + timed["offset"].astype(str)
     timed = timed.assign(shape=shape)
-    ours = timed[timed["step"] == "12"].groupby("shape")["min_ms"].min()
-    best = timed[timed["step"].isin(["09", "11"])].groupby("shape")["min_ms"].min()
+    ours = timed[timed["step"] == "12"].groupby("shape")[["min_ms", "median_ms"]].min()
+    best = timed[timed["step"].isin(["09", "11"])].groupby("shape")[["min_ms", "median_ms"]].min()
     if best.empty:
         return ["nothing timed"]
-    return [s.removesuffix("+0") for s, value in best.items() if s not in ours or ours[s] > value * SAME_KERNEL]
+    slower = (ours > best.reindex(ours.index) * SAME_KERNEL).all(axis=1)
+    return [s.removesuffix("+0") for s in best.index if s not in ours.index or slower[s]]
 
 
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv")))
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",
+                                                  "docs/results/*-runs.csv")))
 def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     trailing = trailing_shapes(results.load(study, "bench"))
     assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"
 
 
-@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000")])
+@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000"), ("runs", "129x620001")])
 def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
     frame = results.load(schema.RESULTS / f"h100-80gb-hbm3-{study}.csv", "bench")
     at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
     answer = at & (frame["step"] == "12")
-    slower = frame[at & frame["step"].isin(["09", "11"])]["min_ms"].max()   # the kernel the rule did not pick
+    others = frame[at & frame["step"].isin(["09", "11"])]   # the slower is the kernel the rule did not pick
     assert answer.sum() == 1
-    frame.loc[answer, "min_ms"] = slower
+    frame.loc[answer, "min_ms"] = others["min_ms"].max()
+    assert trailing_shapes(frame) == []   # slower in its fastest run alone: a lucky run of the other program
+    frame.loc[answer, "median_ms"] = others["median_ms"].max()
     assert trailing_shapes(frame) == [shape]
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 import pytest
 
-from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_command, run
+from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_command, make_locked, run
 from lab import bench, machine, peers, results, tables
 
 pytestmark = pytest.mark.unit
@@ -140,7 +140,7 @@ def test_the_cublas_skip_names_the_bf16_steps_own_baseline():
 def test_the_library_for_the_peers_holds_both_answers():
     """make peers-lib builds build/peers/libtutorial.so; loaded without a GPU, it names each answer's step and
     default kernel, and no step of another element size."""
-    built = run(make_command("peers-lib"), timeout=900)
+    built = make_locked("peers-lib")
     assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
     lib = ctypes.CDLL(str(ROOT / BUILD / "peers" / "libtutorial.so"))
     lib.tutorial_step_number.restype = lib.tutorial_kernel_name.restype = ctypes.c_char_p

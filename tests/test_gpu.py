@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import ANSWER_STEP, BUILD, CPUS, FIRST_BIN, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, \
-    host_memory, make_command, run, tagged
+    host_memory, make_command, make_locked, run, tagged
 from lab import schema
 
 pytestmark = pytest.mark.gpu
@@ -129,7 +129,7 @@ def test_the_peers_library_transposes_both_element_types_bit_for_bit(subtests):
     pytest.importorskip("torch", reason="lab.peers needs PyTorch for a CUDA GPU (pip install torch)")
     from lab import machine, peers
 
-    built = run(make_command("peers-lib"), timeout=900)
+    built = make_locked("peers-lib")
     assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
     peers.Tutorial.lib_path = ROOT / BUILD / "peers" / "libtutorial.so"
     for dtype in machine.DTYPES:

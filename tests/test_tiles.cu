@@ -135,34 +135,35 @@ static bool check_any_shape(size_t rows, size_t cols, unsigned in_lead, unsigned
     return ok;
 }
 
-/** @brief Play tile @p t of transpose_sector_runs(): 256 threads load, then 256 store. */
+/** @brief Play tile @p t of transpose_sector_runs<Run>(): 256 threads load, then 256 store. */
+template <unsigned Run>
 static void play_sector_runs_tile(size_t t, const float *in, float *out, size_t rows, size_t cols)
 {
-    static float tile[SR_ROWS * SR_STRIDE];
-    poison(tile, SR_ROWS * SR_STRIDE);
+    static float tile[SR_ROWS(Run) * SR_STRIDE];
+    poison(tile, SR_ROWS(Run) * SR_STRIDE);
     size_t row0, col0;
-    column_major_tile(t, ceil_div(rows, TILE), &row0, &col0);
+    sr_tile<Run>(t, ceil_div(rows, Run), &row0, &col0);
     const unsigned width = tile_extent(cols, col0);
     const unsigned lead = sr_lead(out);
     for (unsigned tid = 0; tid < THREADS; ++tid)
-        sr_load_tile(tile, in, rows, cols, row0, col0, width, tid);
+        sr_load_tile<Run>(tile, in, rows, cols, row0, col0, width, tid);
     for (unsigned tid = 0; tid < THREADS; ++tid)
-        sr_store_tile(tile, out, rows, lead, row0, col0, width, tid);
+        sr_store_tile<Run>(tile, out, rows, lead, row0, col0, width, tid);
 }
 
 /**
  * @brief Which tile row (k) owns element @p r of row @p j of `out`, worked
- *        out from the addresses alone: runs start at 64 k plus the distance
+ *        out from the addresses alone: runs start at Run k plus the distance
  *        from the row's start to its first 32-byte boundary, the first run at 0.
  */
-static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, size_t r)
+static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, size_t r, size_t run)
 {
     size_t shift = 0;
     while (((uintptr_t)(out + j * rows + shift)) % 32 != 0)
         ++shift;
-    if (r < TILE + shift)
+    if (r < run + shift)
         return 0;
-    return (r - shift) / TILE;
+    return (r - shift) / run;
 }
 
 /**
@@ -172,6 +173,7 @@ static size_t sector_runs_owner_row(const float *out, size_t rows, size_t j, siz
  *        own runs, to the right values, and every run but a row's first
  *        must start on a 32-byte boundary.
  */
+template <unsigned Run>
 static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
     const size_t count = rows * cols;
@@ -183,23 +185,23 @@ static bool check_sector_runs(size_t rows, size_t cols, unsigned in_lead, unsign
         in[i] = value_of(i);
     std::vector<float> out_mem(count + 16);
     float *out = out_mem.data() + ((8 + out_lead - ((uintptr_t)out_mem.data() / 4) % 8) % 8);
-    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_y = ceil_div(rows, Run);
     const size_t tiles = tiles_y * ceil_div(cols, TILE);
     bool ok = ((uintptr_t)out / 4) % 8 == out_lead;
     for (size_t j = 0; j < cols && ok; ++j)   // runs of tile rows >= 1 start on a sector
         for (size_t k = 1; k < tiles_y && ok; ++k) {
             size_t first, last;
-            sr_run(rows, sr_lead(out), k * TILE, j, &first, &last);
+            sr_run<Run>(rows, sr_lead(out), k * Run, j, &first, &last);
             ok = first == last || (uintptr_t)(out + j * rows + first) % 32 == 0;
         }
     for (int pass = 0; pass < 2 && ok; ++pass) {
         poison(out_mem.data(), out_mem.size());
         for (size_t n = 0; n < tiles && ok; ++n) {
             const size_t t = pass == 0 ? n : tiles - 1 - n;
-            play_sector_runs_tile(t, in, out, rows, cols);
+            play_sector_runs_tile<Run>(t, in, out, rows, cols);
             for (size_t c = 0; c < cols && ok; ++c)
                 for (size_t r = 0; r < rows && ok; ++r) {
-                    const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r);
+                    const size_t owner = (c / TILE) * tiles_y + sector_runs_owner_row(out, rows, c, r, Run);
                     const float got = out[c * rows + r];
                     if (owner == t)
                         ok = got == value_of(r * cols + c);
@@ -269,8 +271,9 @@ static bool check_tma_store(size_t rows, size_t cols)
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
-    // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB.
-    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20};
+    // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB;
+    // step 11's long runs from 300 MiB.
+    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -305,12 +308,22 @@ static void check_pick_answer(void)
         {8256, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB less, rows not a power of two"},
         {4096, 16384, true, true, ANSWER_SHARED64, "256 MiB, 4096 rows"},
         {8192, 8192, false, true, ANSWER_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
-        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_ANY_SHAPE, "2^32 elements"},
+        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_LONG_RUNS, "2^32 elements"},
+        {8960, 8777, false, false, ANSWER_ANY_SHAPE, "odd rows, just under the long runs' size"},
+        {8960, 8778, false, false, ANSWER_LONG_RUNS, "odd rows, just past the long runs' size"},
+        {10007, 7919, false, false, ANSWER_LONG_RUNS, "odd rows past the long runs' size"},
+        {1000003, 63, false, false, ANSWER_SHARED64, "past the long runs' size, one column short of a tile"},
+        {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 128 and of 64 both pad to 256"},
+        {129, 620001, false, false, ANSWER_ANY_SHAPE, "129 rows: tiles of 128 pad 64 rows more"},
+        {300, 1000003, false, false, ANSWER_ANY_SHAPE, "300 rows: 64 more padded rows, over 1/8 of them"},
+        {385, 1000003, false, false, ANSWER_ANY_SHAPE, "385 rows: 64 more padded rows, over 1/8 of them"},
+        {513, 400003, false, false, ANSWER_LONG_RUNS, "513 rows: 64 more padded rows, under 1/8 of them"},
+        {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: 64 more padded rows, under 1/8 of them"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB (%s)", c.rows, c.cols,
-                 c.why);
+        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB, long runs from "
+                 "300 MiB (%s)", c.rows, c.cols, c.why);
         report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
 }
@@ -326,10 +339,11 @@ static void check_answer_out_rows_fit(void)
     report(!answer_out_rows_fit(line + 4, 16), "step 12 answer: out 16 bytes past 64 does not fit");
 }
 
-/** @brief Whether @p gpu has the limits @p vec4 and @p pow2 and the L2 size @p l2. */
-static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2)
+/** @brief Whether @p gpu has the limits @p vec4, @p pow2 and @p long_runs and the L2 size @p l2. */
+static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs)
 {
-    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2;
+    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2 &&
+           gpu.long_runs_from == long_runs;
 }
 
 /** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limits; any other GPU its L2 size for both. */
@@ -339,11 +353,12 @@ static void check_answer_gpu_named(void)
     for (const auto &t : ANSWER_TUNINGS) {
         char name[160];
         snprintf(name, sizeof name, "step 12 answer: %s gets its measured limits", t.gpu);
-        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2), name);
+        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2, t.long_runs_bytes), name);
     }
-    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2),
-           "step 12 answer: an unmeasured GPU gets its L2 size");
-    report(has_limits(answer_gpu_named("", l2), l2, l2, l2), "step 12 answer: an empty GPU name gets the L2 size");
+    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2, ANSWER_NEVER),
+           "step 12 answer: an unmeasured GPU gets its L2 size and no long runs");
+    report(has_limits(answer_gpu_named("", l2), l2, l2, l2, ANSWER_NEVER),
+           "step 12 answer: an empty GPU name gets the L2 size and no long runs");
     report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
            "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");
 }
@@ -385,7 +400,15 @@ int main(void)
         for (unsigned b = 0; b < 8; ++b) {
             snprintf(name, sizeof name, "sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",
                      s[0], s[1], b % 4, b);
-            report(check_sector_runs(s[0], s[1], b % 4, b), name);
+            report(check_sector_runs<SR_RUN>(s[0], s[1], b % 4, b), name);
+        }
+    const size_t long_runs[][2] = {{2, 3}, {127, 65}, {128, 64}, {129, 67}, {135, 9}, {136, 130}, {137, 63},
+                                   {263, 131}, {300, 7}, {7, 300}, {517, 2}, {1031, 33}};
+    for (const auto &s : long_runs)
+        for (unsigned b = 0; b < 8; ++b) {
+            snprintf(name, sizeof name, "long sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",
+                     s[0], s[1], b % 4, b);
+            report(check_sector_runs<SR_LONG_RUN>(s[0], s[1], b % 4, b), name);
         }
     const size_t aligned[][2] = {{4, 4}, {4, 8}, {64, 64}, {68, 132}, {132, 68}, {200, 36}, {256, 192}, {12, 260}};
     for (const auto &s : aligned) {

@@ -16,9 +16,9 @@ def test_the_header_agrees_with_the_sweeps():
 
 def test_a_limit_typed_over_is_caught(tmp_path):
     planted = tmp_path / "answer_tuning.h"
-    planted.write_text(tuning.HEADER.read_text().replace("128 * ANSWER_MIB, 128", "32 * ANSWER_MIB, 128"))
+    planted.write_text(tuning.HEADER.read_text().replace("64 * ANSWER_MIB, 64", "32 * ANSWER_MIB, 64"))
     assert tuning.check(header=planted) == [
-        "NVIDIA H200 has 32 MiB in answer_tuning.h, its sweep h200.csv implies 128 MiB"]
+        "NVIDIA H200 has 32 MiB in answer_tuning.h, its sweep h200.csv implies 64 MiB"]
     assert tuning.main(header=planted) == 1
 
 
@@ -40,8 +40,8 @@ def test_a_sweep_where_step_09_trails_at_64_mib_moves_the_limit(tmp_path):
     assert tuning.limits("h200", tmp_path) == 65536000  # 1280 x 12800 floats, 62.5 MiB
     # 62.5 MiB is no power of two rows; of those, 2048 x 8192 to 8192 x 2048 now trail, so that limit moves too.
     assert tuning.check(results_dir=tmp_path) == [
-        "NVIDIA H200 has 128 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
-        "NVIDIA H200 has 128 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
+        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
+        "NVIDIA H200 has 64 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
 
 
 def test_a_power_of_two_limit_typed_over_is_caught(tmp_path):
@@ -65,6 +65,54 @@ def test_a_pitch_study_where_step_09_trails_past_1_gib_moves_the_power_of_two_li
     assert tuning.limits("h100-80gb-hbm3", tmp_path) == 1 << 30   # the first limit reads the sweep alone
 
 
+def test_the_best_split_is_where_the_running_lead_peaks():
+    sizes = [4, 8, 16, 32, 64, 128]
+    assert tuning.best_split(pd.Series([3.7, -0.9, 3.3, 2.8, -0.6, -0.7], index=sizes)) == 32   # one dip: no stop
+    assert tuning.best_split(pd.Series([1.0, -3.0, 0.5, 0.5, 0.5, 0.5], index=sizes)) == 4    # a deep dip stops it
+    assert tuning.best_split(pd.Series([-1.0, 0.5, 0.4, -2.0, 0.0, 0.0], index=sizes)) == 0   # never ahead overall
+    assert tuning.best_split(pd.Series([0.2] * 6, index=sizes)) == 128
+
+
 def test_power_of_two():
     assert tuning.power_of_two(pd.Series([1, 2, 4096, 1 << 40, 0, 3, 24576, 20000])).tolist() == [
         True, True, True, True, False, False, False, False]
+
+
+def with_long_runs(sweep: pd.DataFrame, lead_from: int) -> pd.DataFrame:
+    """The sweep with step 11's long runs planted at its odd shapes: 3 points ahead of the default on matrices of
+    at least lead_from bytes, 3 behind on smaller ones."""
+    odd = (sweep["step"] == "11") & (sweep["kernel"] == "any_shape") & (
+        (sweep["rows"].astype(int) % 4 != 0) | (sweep["cols"].astype(int) % 4 != 0))
+    planted = sweep[odd].copy()
+    size = planted["rows"].astype(int) * planted["cols"].astype(int) * 4
+    planted["kernel"] = "long_runs"
+    planted["pct_of_copy"] = (planted["pct_of_copy"].astype(float) + (size >= lead_from).map({True: 3, False: -3})
+                              ).map("{:.2f}".format)
+    return pd.concat([sweep, planted], ignore_index=True)
+
+
+@pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
+def test_the_long_runs_size_is_where_they_stop_trailing(tmp_path, gpu):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    sweep = pd.read_csv(schema.RESULTS / f"{gpu}.csv", dtype=str, keep_default_na=False)
+    with_long_runs(sweep, 10007 * 7919 * 4).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    assert tuning.long_runs_from(gpu, tmp_path) == 10007 * 7919 * 4   # 4097 x 4097 trails, the larger lead
+    with_long_runs(sweep, 1 << 40).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    assert tuning.long_runs_from(gpu, tmp_path) == tuning.NEVER   # trailing at every size: never
+
+
+def test_a_long_runs_size_typed_over_is_caught(tmp_path):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    for gpu in ("h200", "h100-80gb-hbm3"):
+        sweep = pd.read_csv(schema.RESULTS / f"{gpu}.csv", dtype=str, keep_default_na=False)
+        with_long_runs(sweep, 1 << 40).to_csv(tmp_path / f"{gpu}.csv", index=False)
+    shutil.copy(schema.RESULTS / "h100-80gb-hbm3-pitch.csv", tmp_path)
+    problems = tuning.check(results_dir=tmp_path)
+    assert "NVIDIA H100 80GB HBM3" not in " ".join(problems)   # ANSWER_NEVER, as planted
+    assert problems == [f"NVIDIA H200 has {tuning.label(tuning.header_rows()[1][3])} for the long runs in "
+                        "answer_tuning.h, its sweep h200.csv implies never"]
+
+
+def test_the_header_reads_answer_never():
+    assert tuning.size_of("ANSWER_NEVER") == tuning.NEVER and tuning.label(tuning.NEVER) == "never"
+    assert tuning.size_text(tuning.NEVER) == "ANSWER_NEVER" and tuning.size_text(3 << 20) == "3 * ANSWER_MIB"

@@ -21,6 +21,12 @@
  * that starts mid-chunk), so loads are 16 bytes wide whatever the shape;
  * stores stay 4 bytes wide, 32 consecutive floats from a sector boundary.
  *
+ * **Longer runs.** The tile's run length is a template parameter, `Run`:
+ * 64 floats (256 bytes, 72 x 64 tiles) by default, or 128 (512 bytes, 136 x
+ * 64 tiles). Longer runs write each row of `out` in half as many pieces, at
+ * the price of larger tiles and fewer blocks per multiprocessor; which
+ * length is faster depends on the GPU and the size (appendix 11).
+ *
  * The per-thread functions take the thread's index and run on the host too:
  * tests/test_tiles.cu plays a whole block on every shape and alignment.
  */
@@ -37,18 +43,26 @@
 
 /** Floats in a 32-byte sector. */
 #define SR_SECTOR 8
-/** Rows of `in` a tile may need: 64 plus up to 7 for the shift of a run. */
-#define SR_ROWS (TILE + SR_SECTOR)
+/** Rows of `in` a tile of runs of @p run floats may need: @p run plus up to 7 for the shift of a run. */
+#define SR_ROWS(run) ((run) + SR_SECTOR)
+/** Floats in a run of `out`: the default tile's, 64. */
+#define SR_RUN TILE
+/** Floats in a long run: 128 (512 bytes). */
+#define SR_LONG_RUN (2 * TILE)
 /** Floats per row of the shared tile: 64 + 1, so that a column read is conflict-free. */
 #define SR_STRIDE (TILE + 1)
 /** Rows of `out` each warp writes: 64 rows, 8 warps. */
 #define SR_ROWS_PER_WARP (TILE / (THREADS / 32))
 
 /**
- * Blocks per multiprocessor for `__launch_bounds__`: 5 x 256 threads leave
- * 48 registers, enough for the 5 chunks a thread loads before it stores.
+ * Blocks per multiprocessor wanted: 5 x 256 threads leave 48 registers,
+ * enough for the 5 chunks a thread loads before it stores; a tile of long
+ * runs holds 10 chunks per thread, so 3 blocks.
  */
-#define SR_BLOCKS_PER_SM (MAX_BLOCKS_PER_SM(THREADS) < 5 ? MAX_BLOCKS_PER_SM(THREADS) : 5)
+#define SR_BLOCKS_WANTED(run) ((run) > TILE ? 3 : 5)
+/** The same for `__launch_bounds__`, no more than the multiprocessor's thread limit allows. */
+#define SR_BLOCKS_PER_SM(run) \
+    (MAX_BLOCKS_PER_SM(THREADS) < SR_BLOCKS_WANTED(run) ? MAX_BLOCKS_PER_SM(THREADS) : SR_BLOCKS_WANTED(run))
 
 
 /**
@@ -61,31 +75,33 @@ static __host__ __device__ __forceinline__ unsigned sr_row_shift(size_t rows, un
 }
 
 /**
- * @brief The run of row @p j of `out` that the tiles at row0 = 64 k own:
+ * @brief The run of row @p j of `out` that the tiles at row0 = Run k own:
  *        [first, last) in columns of `out` (rows of `in`).
  */
+template <unsigned Run>
 static __host__ __device__ __forceinline__ void sr_run(size_t rows, unsigned lead, size_t row0, size_t j,
                                                        size_t *first, size_t *last)
 {
     const size_t shift = sr_row_shift(rows, lead, j);
     const size_t start = row0 == 0 ? 0 : row0 + shift;
-    const size_t end = row0 + TILE + shift;
+    const size_t end = row0 + Run + shift;
     *first = start < rows ? start : rows;
     *last = end < rows ? end : rows;
 }
 
-/** @brief Rows of `in` the tile at @p row0 loads: 72, or fewer at the matrix's end. */
+/** @brief Rows of `in` the tile at @p row0 loads: Run + 8, or fewer at the matrix's end. */
+template <unsigned Run>
 static __host__ __device__ __forceinline__ unsigned sr_height(size_t rows, size_t row0)
 {
-    return rows - row0 < SR_ROWS ? (unsigned)(rows - row0) : SR_ROWS;
+    return rows - row0 < SR_ROWS(Run) ? (unsigned)(rows - row0) : SR_ROWS(Run);
 }
 
 /** Aligned 16-byte chunks that cover 64 floats starting anywhere in a chunk. */
 #define SR_CHUNKS_PER_ROW (TILE / 4 + 1)
-/** Chunk loads per tile: 72 rows of 17 chunks. */
-#define SR_CHUNK_ITEMS (SR_ROWS * SR_CHUNKS_PER_ROW)
-/** Chunk loads per thread: 1224 over 256 threads. */
-#define SR_LOAD_PASSES ((SR_CHUNK_ITEMS + THREADS - 1) / THREADS)
+/** Chunk loads per tile: 72 rows of 17 chunks (136 rows for long runs). */
+#define SR_CHUNK_ITEMS(run) (SR_ROWS(run) * SR_CHUNKS_PER_ROW)
+/** Chunk loads per thread: 1224 over 256 threads, 5 (2312 for long runs, 10). */
+#define SR_LOAD_PASSES(run) ((SR_CHUNK_ITEMS(run) + THREADS - 1) / THREADS)
 
 /** @brief One chunk of a tile row, loaded but not yet put in the tile. */
 struct sr_chunk {
@@ -101,6 +117,7 @@ struct sr_chunk {
  *        matrix that stick out of it are read float by float, straight
  *        into the tile.
  */
+template <unsigned Run>
 static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, const float *in, size_t count,
                                                                   size_t cols, size_t row0, size_t col0,
                                                                   unsigned height, unsigned width, unsigned p,
@@ -111,7 +128,7 @@ static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, c
     const unsigned item = p * THREADS + tid;
     c.row = item / SR_CHUNKS_PER_ROW;
     const unsigned k = item % SR_CHUNKS_PER_ROW;
-    if (item >= SR_CHUNK_ITEMS || c.row >= height)
+    if (item >= SR_CHUNK_ITEMS(Run) || c.row >= height)
         return c;
     const unsigned lead = (unsigned)((uintptr_t)in & 15) / sizeof(float);
     const float4 *chunks = reinterpret_cast<const float4 *>(in - lead);
@@ -136,21 +153,22 @@ static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, c
 }
 
 /**
- * @brief Load rows row0 .. row0 + 71 of the tile's 64 columns of `in` (those
+ * @brief Load rows row0 .. row0 + Run + 7 of the tile's 64 columns of `in` (those
  *        inside the matrix) into @p tile, 16 bytes at a time: each row as the
  *        aligned chunks that cover it, every float put at its own column.
  *        All of a thread's loads are issued before the first is stored.
  */
+template <unsigned Run>
 static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const float *in, size_t rows, size_t cols,
                                                              size_t row0, size_t col0, unsigned width, unsigned tid)
 {
-    const unsigned height = sr_height(rows, row0);
-    sr_chunk c[SR_LOAD_PASSES];
+    const unsigned height = sr_height<Run>(rows, row0);
+    sr_chunk c[SR_LOAD_PASSES(Run)];
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p)
-        c[p] = sr_load_chunk(tile, in, rows * cols, cols, row0, col0, height, width, p, tid);
+    for (unsigned p = 0; p < SR_LOAD_PASSES(Run); ++p)
+        c[p] = sr_load_chunk<Run>(tile, in, rows * cols, cols, row0, col0, height, width, p, tid);
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < SR_LOAD_PASSES; ++p) {
+    for (unsigned p = 0; p < SR_LOAD_PASSES(Run); ++p) {
         if (!c[p].held)
             continue;
         const float v[4] = {c[p].value.x, c[p].value.y, c[p].value.z, c[p].value.w};
@@ -168,6 +186,7 @@ UNROLL_ON_DEVICE
  *        tile's 64 rows of `out`, 32 consecutive floats per instruction from
  *        the run's first (sector-aligned) float.
  */
+template <unsigned Run>
 static __host__ __device__ __forceinline__ void sr_store_tile(const float *tile, float *out, size_t rows,
                                                               unsigned lead, size_t row0, size_t col0,
                                                               unsigned width, unsigned tid)
@@ -179,9 +198,9 @@ UNROLL_ON_DEVICE
         if (cc >= width)
             continue;
         size_t first, last;
-        sr_run(rows, lead, row0, col0 + cc, &first, &last);
+        sr_run<Run>(rows, lead, row0, col0 + cc, &first, &last);
 UNROLL_ON_DEVICE
-        for (unsigned i = lane; i < SR_ROWS; i += 32) {   // a run is at most 71 floats
+        for (unsigned i = lane; i < SR_ROWS(Run); i += 32) {   // a run is at most Run + 7 floats
             const size_t r = first + i;
             if (r < last)
                 out[(col0 + cc) * rows + r] = tile[(r - row0) * SR_STRIDE + cc];
@@ -196,36 +215,49 @@ static __host__ __device__ __forceinline__ unsigned sr_lead(const float *p)
 }
 
 /**
- * @brief Transpose in 72 x 64 tiles whose runs of `out` start on sector
- *        boundaries, in column-major tile order: 16-byte loads, 4-byte stores.
- *        Valid for rows, cols >= 2.
+ * @brief First row and column of tile @p t of runs of @p Run floats, in
+ *        column-major tile order: tiles go down a band of 64 columns of `in`.
  */
-static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM)
+template <unsigned Run>
+static __host__ __device__ __forceinline__ void sr_tile(size_t t, size_t tiles_y, size_t *row0, size_t *col0)
+{
+    *row0 = (t % tiles_y) * Run;
+    *col0 = (t / tiles_y) * TILE;
+}
+
+/**
+ * @brief Transpose in (Run + 8) x 64 tiles whose runs of `out` start on
+ *        sector boundaries, in column-major tile order: 16-byte loads,
+ *        4-byte stores. Valid for rows, cols >= 2.
+ */
+template <unsigned Run>
+static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM(Run))
 transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
-    __shared__ float tile[SR_ROWS * SR_STRIDE];   // 18.3 KB
+    __shared__ float tile[SR_ROWS(Run) * SR_STRIDE];   // 18.3 KB (35.4 KB for long runs)
     const unsigned lead = sr_lead(out);
-    const size_t tiles_y = ceil_div(rows, TILE);
+    const size_t tiles_y = ceil_div(rows, Run);
     const size_t tiles_x = ceil_div(cols, TILE);
     for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
         size_t row0, col0;
-        column_major_tile(t, tiles_y, &row0, &col0);
+        sr_tile<Run>(t, tiles_y, &row0, &col0);
         const unsigned width = tile_extent(cols, col0);
-        sr_load_tile(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        sr_load_tile<Run>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
-        sr_store_tile(tile, out, rows, lead, row0, col0, width, threadIdx.x);
+        sr_store_tile<Run>(tile, out, rows, lead, row0, col0, width, threadIdx.x);
         __syncthreads();   // everyone is done reading before the next tile overwrites it
     }
 }
 
-/** @brief One block per tile, a clamped 1-D grid; vectors are copied. */
+/** @brief One block per tile of runs of @p Run floats, a clamped 1-D grid; vectors are copied. */
+template <unsigned Run = SR_RUN>
 static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    transpose_sector_runs<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, Run) * ceil_div(cols, TILE), 1);
+    transpose_sector_runs<Run><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -11,10 +11,11 @@
  * rule: take the swept shapes on which the answer may run step 09's
  * 16-byte kernel (columns a multiple of 4, rows of `out` on
  * ANSWER_OUT_ROW_ALIGN bytes, both sides at least 64, offset 0) and group
- * them by size in bytes; in each group, average step 09's % of copy less step 11's.
- * The limit is the largest size before the first group where step 09
- * trails by more than half a point (a smaller gap either way is within a
- * run's noise: a tie).
+ * them by size in bytes; in each group, average step 09's % of copy less
+ * step 11's. The limit is the size at which the running sum of these leads,
+ * smallest size first, peaks: the one split that loses the fewest points
+ * over the sizes swept (0 if the sum never rises above 0). A dip of a point
+ * at one size, as two runs of the same sweep can differ, moves it little.
  *
  * The second limit is the same rule over the matrices with a power-of-two
  * number of rows alone (their rows of out a power of two bytes apart),
@@ -24,33 +25,46 @@
  * fell behind where rows of out were 80000 or 120000 bytes apart, yet
  * kept its lead where they were a power of two bytes apart (appendix 12).
  *
+ * The third size is read off the same files: over the shapes on which step
+ * 11's default runs its sector runs (rows of `in` or of `out` not whole
+ * 16-byte chunks, both sides at least 64), grouped by size, the average %
+ * of copy of step 11's `long_runs` less its default's. The same split,
+ * read from the largest size down, is the size from which the answer
+ * takes the long runs (where their tiles fill the rows: long_runs_fill()
+ * in answer.cuh); ANSWER_NEVER if they lose points at every split.
+ *
  * To add a GPU: run `make bench` on it and commit its sweep and its row of
  * docs/results/gpus.csv; then `python3 -m lab.tuning` prints, for every GPU,
  * step 09's lead at each size, the limit and the row to add below, named as
  * the driver names the GPU (the sweep's `gpu` column). A GPU with no row
  * gets its L2 size for both, below which step 09's kernel led on every GPU
- * measured.
+ * measured, and no long runs.
  */
 #ifndef TRANSPOSE_ANSWER_TUNING_H
 #define TRANSPOSE_ANSWER_TUNING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /** Bytes in a MiB: the limits are sizes of swept matrices, in MiB where they are whole. */
 #define ANSWER_MIB ((size_t)1 << 20)
 
-/** @brief One measured GPU: its name as the driver reports it, and its two limits. */
+/** A size no matrix reaches: the GPU never takes the long runs. */
+#define ANSWER_NEVER SIZE_MAX
+
+/** @brief One measured GPU: its name as the driver reports it, and its three limits. */
 struct answer_tuning {
     const char *gpu;          /**< cudaDeviceProp::name */
     size_t vec4_bytes;        /**< step 09's kernel up to this size, step 11's beyond */
     size_t vec4_pow2_bytes;   /**< the same on a matrix with a power-of-two number of rows */
+    size_t long_runs_bytes;   /**< step 11's sector runs of 128 floats from this size, of 64 below */
 };
 
 /** One row per GPU of docs/results/gpus.csv. */
 static const struct answer_tuning ANSWER_TUNINGS[] = {
-    /* GPU                    step 09 up to      rows a power of two   read off */
-    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB},  /* docs/results/h100-80gb-hbm3{,-pitch}.csv */
-    {"NVIDIA H200", 128 * ANSWER_MIB, 128 * ANSWER_MIB},              /* docs/results/h200.csv */
+    /* GPU                    step 09 up to      rows a power of two  long runs from   read off */
+    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB, ANSWER_NEVER},  /* h100-80gb-hbm3{,-pitch}.csv */
+    {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, 316981732},                   /* docs/results/h200.csv */
 };
 
 #endif /* TRANSPOSE_ANSWER_TUNING_H */
