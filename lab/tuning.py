@@ -121,7 +121,7 @@ def long_runs_from(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
 def label(size: float | None) -> str:
     if size is None:
         return "an unreadable limit"
-    return "never" if size == NEVER else f"{size / MIB:g} MiB"
+    return "never" if size == NEVER else f"{round(size / MIB, 1):g} MiB"
 
 
 def size_of(expression: str) -> float | None:
