@@ -277,7 +277,8 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
 
 
 def template_calls():
-    """(file:line, function, {argument: value}) of every profile() and value(metric=...) call of the write-ups."""
+    """(file:line, function, {argument: value}) of every profile(), peers_profile() and value(metric=...) call of
+    the write-ups."""
     import jinja2
 
     from lab import docs  # the templates, as the docs engine finds them
@@ -286,7 +287,7 @@ def template_calls():
         for call in jinja2.Environment().parse(template.read_text()).find_all(jinja2.nodes.Call):
             name = getattr(call.node, "name", "")
             arguments = {k.key: getattr(k.value, "value", None) for k in call.kwargs}
-            if name == "profile" or (name == "value" and "metric" in arguments):
+            if name in ("profile", "peers_profile") or (name == "value" and "metric" in arguments):
                 yield f"{template.relative_to(schema.ROOT)}:{call.lineno}", name, arguments
 
 
@@ -320,6 +321,8 @@ def plan_covers_templates(plan: pd.DataFrame | None = None) -> list[str]:
         problems += [f"{where}: lab.metrics has no metric {m}" for m in wanted if m and not metrics.known(m)]
         peers = [p for p in str(arguments.get("peers") or arguments.get("peer") or "").split(",") if p]
         planned = {p for row in plan[plan["shape"] == shape].itertuples() for p in row.peers.split()}
+        if name == "peers_profile" and not planned:
+            problems.append(f"{where}: the plan profiles no peer at {shape}")
         problems += [f"{where}: the plan profiles no peer {p} at {shape}" for p in peers if p not in planned]
     return problems
 

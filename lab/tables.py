@@ -49,7 +49,7 @@ class Page:
 def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
     """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
     # The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
-    layout = {"profile": "profile", "timing": "timing", "reference-timings": "reference",
+    layout = {"profile": "profile", "peers-profile": "profile", "timing": "timing", "reference-timings": "reference",
               **{results.peers_kind(dtype): "peers" for dtype in machine.DTYPES}}
     try:
         frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV, layout.get(kind, "bench"))
@@ -435,6 +435,23 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
                  f"Metrics: {legend}." if legend else "", source(gpu, "profile"))
 
 
+def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) -> str:
+    """The tutorial and the other libraries x Nsight Compute metrics at one shape, from <gpu>-peers-profile.csv
+    (`make peers-profile`: the peers rows of lab/profile_plan.csv)."""
+    gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
+    rows = select(gpu, "peers-profile", at=str(shape))
+    wide = rows.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last", sort=False)
+    missing = [m for m in wanted if m not in wide or wide[m].isna().all()]
+    if wide.empty or missing:
+        raise TemplateError(f"no library at {shape} in {results.path(gpu, 'peers-profile').name} has the metric "
+                            f"{missing[0] if missing else wanted[0]}")
+    body = [[kernel] + [fmt_metric(row[m]) for m in wanted] for kernel, row in wide.iterrows()]
+    legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
+    return block(f"{shape.label()}, one kernel launch each, under Nsight Compute.",
+                 markdown(["library"] + [metric_label(m) for m in wanted], body),
+                 f"Metrics: {legend}." if legend else "", source(gpu, "peers-profile"))
+
+
 # ------------------------------------------------------------- other libraries and the timing study
 def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv (dtype=bf16: <gpu>-peers-bf16.csv)."""
@@ -614,4 +631,5 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     return quoted[col](row[col])
 
 
-FUNCTIONS = (table, compact, gaps, profile, ladder, bar, peers, timing, steps, expected, reference, value)
+FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, timing, steps, expected, reference,
+             value)

@@ -162,6 +162,20 @@ def test_a_plan_without_a_row_a_template_needs_is_caught():
     assert problems and all("step 12 at 16384x16384" in p and "12_tma.md.j2" in p for p in problems)
 
 
+def test_a_plan_without_the_peers_a_template_shows_is_caught():
+    plan = profile.read_plan()
+    planted = plan[~((plan["step"] == "") & (plan["shape"] == "12800x1280"))]
+    problems = profile.plan_covers_templates(planted)
+    assert problems and all("no peer at 12800x1280" in p and "results.md.j2" in p for p in problems)
+
+
+def test_a_peers_profile_table_asks_for_counters_that_were_measured():
+    page = tables.Page(schema.ROOT / "docs", "h200")
+    assert "| tutorial |" in tables.peers_profile(page, shape="12800x1280", metrics="gpu__time_duration.sum")
+    with pytest.raises(tables.TemplateError, match="has the metric not_a_counter"):
+        tables.peers_profile(page, shape="12800x1280", metrics="not_a_counter")
+
+
 def test_a_plan_naming_a_peer_ncu_cannot_see_is_caught():
     plan = profile.read_plan()
     plan.loc[len(plan)] = {"step": "", "shape": "1280x12800", "variant": "", "baselines": "", "peers": "jax"}
