@@ -57,7 +57,7 @@ struct answer_tuning {
     const char *gpu;          /**< cudaDeviceProp::name */
     size_t vec4_bytes;        /**< step 09's kernel up to this size, step 11's beyond */
     size_t vec4_pow2_bytes;   /**< the same on a matrix with a power-of-two number of rows */
-    size_t long_runs_bytes;   /**< step 11's sector runs of 128 floats from this size, of 64 below */
+    size_t long_runs_bytes;   /**< step 11's sector runs of 96 floats from this size, of 64 below */
 };
 
 /** One row per GPU of docs/results/gpus.csv. */
