@@ -313,12 +313,15 @@ static void check_pick_answer(void)
         {8960, 8778, false, false, ANSWER_LONG_RUNS, "odd rows, just past the long runs' size"},
         {10007, 7919, false, false, ANSWER_LONG_RUNS, "odd rows past the long runs' size"},
         {1000003, 63, false, false, ANSWER_SHARED64, "past the long runs' size, one column short of a tile"},
+        {65, 1220703, false, false, ANSWER_LONG_RUNS, "65 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {100, 800003, false, false, ANSWER_ANY_SHAPE, "100 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
         {129, 620001, false, false, ANSWER_LONG_RUNS, "129 rows: tiles of 96 and of 64 both pad to 192"},
-        {200, 400003, false, false, ANSWER_ANY_SHAPE, "200 rows: tiles of 96 pad 32 rows more, over 1/8 of them"},
-        {300, 1000003, false, false, ANSWER_ANY_SHAPE, "300 rows: 64 more padded rows, over 1/8 of them"},
-        {385, 1000003, false, false, ANSWER_LONG_RUNS, "385 rows: 32 more padded rows, under 1/8 of them"},
+        {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
+        {128, 1000003, false, false, ANSWER_ANY_SHAPE, "128 rows: tiles of 96 pad 64 rows, tiles of 64 none"},
+        {300, 1000003, false, false, ANSWER_LONG_RUNS, "300 rows: 64 more padded rows, under 1/4 of them"},
         {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: tiles of 96 and of 64 both pad to 960"},
-        {1000, 400003, false, false, ANSWER_LONG_RUNS, "1000 rows: 32 more padded rows, under 1/8 of them"},
+        {16385, 16383, false, false, ANSWER_LONG_RUNS, "16385 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {400003, 200, false, false, ANSWER_LONG_RUNS, "400003 rows: tiles of 96 pad fewer rows than tiles of 64"},
     };
     char name[160];
     for (const auto &c : cases) {

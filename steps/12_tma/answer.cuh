@@ -38,7 +38,7 @@
  * too. A run of 96 floats spans 96 rows of `in`, so the last tile of rows
  * is padded to a multiple of 96, not of 64: on 200 rows, 88 idle rows
  * against 56. The answer takes the long runs only
- * where that padding adds at most 1/8 of the rows (long_runs_fill();
+ * where that padding adds at most 1/4 of the rows (long_runs_fill();
  * `make runs-study` times both lengths on matrices of few rows). The limits of each GPU measured are a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
@@ -93,19 +93,21 @@ struct answer_gpu {
  * this many more than tiles of 64 rows do (long_runs_fill()); `make
  * runs-study` times both run lengths on either side of the line.
  */
-#define ANSWER_LONG_RUNS_PAD 8
+#define ANSWER_LONG_RUNS_PAD 4
 
 /**
  * @brief Whether tiles of SR_LONG_RUN rows of `in` cover @p rows with at
  *        most rows / ANSWER_LONG_RUNS_PAD idle rows more than tiles of
- *        SR_RUN rows: 129 rows (192 both ways) or 385 (32 more) yes,
- *        200 (32 more) or 300 (64 more) no.
+ *        SR_RUN rows: 65 rows (96 against 128), 129 (192 both ways) or
+ *        300 (64 more) yes, 100 (64 more) no.
  */
 static inline bool long_runs_fill(size_t rows)
 {
     const size_t padded_long = ceil_div(rows, SR_LONG_RUN) * SR_LONG_RUN;
     const size_t padded_short = ceil_div(rows, SR_RUN) * SR_RUN;
-    return (padded_long - padded_short) * ANSWER_LONG_RUNS_PAD <= rows;
+    // Tiles of 96 may pad fewer rows than tiles of 64 (65 rows: 96 against
+    // 128), so the difference is not taken in size_t, where it would wrap.
+    return padded_long * ANSWER_LONG_RUNS_PAD <= padded_short * ANSWER_LONG_RUNS_PAD + rows;
 }
 
 /** @brief Whether @p n is a power of two (1, 2, 4, ...). */
