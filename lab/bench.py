@@ -49,9 +49,9 @@ PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8
                 "16384x20480,32768x16384,65536x8192,131072x4096,4096x131072,8192x65536,32768x24576,"
                 "65536x16384,16384x65536,20480x16384,24576x24576,20000x32768,30000x30000")
 PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
-# Odd matrices past the H200's long-runs size (302 MiB): few rows or few columns (a run of 128 floats spans 128
-# rows of in, so the last tile of rows pads to 128), rows on each side of long_runs_fill()'s line, and two of
-# the sweep's. Step 12's answer takes step 11's runs of 64 or of 128 floats: the study times all three.
+# Odd matrices of about 300 MiB or more: few rows or few columns (a run of 96 floats spans 96 rows of in, so
+# the last tile of rows pads to a multiple of 96), rows on each side of long_runs_fill()'s line, and two of
+# the sweep's. Step 12's answer takes step 11's runs of 64 or of 96 floats: the study times all three.
 RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
                "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
 RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))

@@ -6,7 +6,7 @@ against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitc
 
 The first limit is read off the sweep. The second is the same rule over the matrices with a power-of-two number
 of rows alone, read off the sweep and the pitch study together (where the GPU has one). The third is the size from
-which step 11's default takes sector runs of 128 floats (its variant long_runs), read off the sweep.
+which step 11's default takes sector runs of 96 floats (its variant long_runs), read off the sweep.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
 
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 CHALLENGER = "11 any_shape"  # step 11's default
-LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 128 floats
+LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 96 floats
 NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
 MIB = 1 << 20
 # {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER}

@@ -32,7 +32,7 @@ narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, s
 pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes or are a power of two bytes apart -> docs/results/<gpu>-pitch.csv
 	@python3 -m lab.bench --study pitch --build '$(BUILD)' $(bench_gpu)
 
-runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 128 floats and step 12's answer on odd matrices of few rows or columns -> docs/results/<gpu>-runs.csv
+runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 96 floats and step 12's answer on odd matrices of few rows or columns -> docs/results/<gpu>-runs.csv
 	@python3 -m lab.bench --study runs --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv

@@ -111,7 +111,7 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"
 
 
-@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000"), ("runs", "129x620001")])
+@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000"), ("runs", "65x1220703")])
 def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
     frame = results.load(schema.RESULTS / f"h100-80gb-hbm3-{study}.csv", "bench")
     at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")

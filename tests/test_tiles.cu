@@ -313,12 +313,15 @@ static void check_pick_answer(void)
         {8960, 8778, false, false, ANSWER_LONG_RUNS, "odd rows, just past the long runs' size"},
         {10007, 7919, false, false, ANSWER_LONG_RUNS, "odd rows past the long runs' size"},
         {1000003, 63, false, false, ANSWER_SHARED64, "past the long runs' size, one column short of a tile"},
-        {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 128 and of 64 both pad to 256"},
-        {129, 620001, false, false, ANSWER_ANY_SHAPE, "129 rows: tiles of 128 pad 64 rows more"},
-        {300, 1000003, false, false, ANSWER_ANY_SHAPE, "300 rows: 64 more padded rows, over 1/8 of them"},
-        {385, 1000003, false, false, ANSWER_ANY_SHAPE, "385 rows: 64 more padded rows, over 1/8 of them"},
-        {513, 400003, false, false, ANSWER_LONG_RUNS, "513 rows: 64 more padded rows, under 1/8 of them"},
-        {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: 64 more padded rows, under 1/8 of them"},
+        {65, 1220703, false, false, ANSWER_LONG_RUNS, "65 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {100, 800003, false, false, ANSWER_ANY_SHAPE, "100 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
+        {129, 620001, false, false, ANSWER_LONG_RUNS, "129 rows: tiles of 96 and of 64 both pad to 192"},
+        {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
+        {128, 1000003, false, false, ANSWER_ANY_SHAPE, "128 rows: tiles of 96 pad 64 rows, tiles of 64 none"},
+        {300, 1000003, false, false, ANSWER_LONG_RUNS, "300 rows: 64 more padded rows, under 1/4 of them"},
+        {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: tiles of 96 and of 64 both pad to 960"},
+        {16385, 16383, false, false, ANSWER_LONG_RUNS, "16385 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {400003, 200, false, false, ANSWER_LONG_RUNS, "400003 rows: tiles of 96 pad fewer rows than tiles of 64"},
     };
     char name[160];
     for (const auto &c : cases) {
@@ -402,8 +405,8 @@ int main(void)
                      s[0], s[1], b % 4, b);
             report(check_sector_runs<SR_RUN>(s[0], s[1], b % 4, b), name);
         }
-    const size_t long_runs[][2] = {{2, 3}, {127, 65}, {128, 64}, {129, 67}, {135, 9}, {136, 130}, {137, 63},
-                                   {263, 131}, {300, 7}, {7, 300}, {517, 2}, {1031, 33}};
+    const size_t long_runs[][2] = {{2, 3}, {95, 65}, {96, 64}, {97, 67}, {103, 9}, {104, 130}, {105, 63},
+                                   {199, 131}, {300, 7}, {7, 300}, {517, 2}, {1031, 33}};
     for (const auto &s : long_runs)
         for (unsigned b = 0; b < 8; ++b) {
             snprintf(name, sizeof name, "long sector runs: %zux%zu, in +%u floats past a chunk, out +%u past a sector",

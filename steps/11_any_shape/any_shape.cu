@@ -76,7 +76,7 @@ static size_t launch_words(const float *in, float *out, size_t rows, size_t cols
     return threads_launched(grid, block);
 }
 
-/** @brief The default with sector runs of 128 floats (136 x 64 tiles) where it runs sector runs. */
+/** @brief The default with sector runs of 96 floats (104 x 64 tiles) where it runs sector runs. */
 static size_t launch_long_runs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     return any_shape_launch<SR_LONG_RUN>(in, out, rows, cols, stream);
@@ -88,7 +88,7 @@ static const kernel_variant variants[] = {
      launch_any_shape, ANY_GPU},
     {"chunks", "a control: 16-byte chunks on step 10's grid on every shape, the runs of out not moved",
      launch_chunks, ANY_GPU},
-    {"long_runs", "the default with runs of 128 floats (512 bytes) on odd rows: fewer pieces per row of out, "
+    {"long_runs", "the default with runs of 96 floats (384 bytes) on odd rows: fewer pieces per row of out, "
      "larger tiles", launch_long_runs, ANY_GPU},
     {"words", "a control: the 4-byte kernel of steps 09-10 in the same tile order, the runs of out not moved",
      launch_words, ANY_GPU},

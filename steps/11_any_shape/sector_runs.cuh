@@ -22,10 +22,11 @@
  * stores stay 4 bytes wide, 32 consecutive floats from a sector boundary.
  *
  * **Longer runs.** The tile's run length is a template parameter, `Run`:
- * 64 floats (256 bytes, 72 x 64 tiles) by default, or 128 (512 bytes, 136 x
- * 64 tiles). Longer runs write each row of `out` in half as many pieces, at
- * the price of larger tiles and fewer blocks per multiprocessor; which
- * length is faster depends on the GPU and the size (appendix 11).
+ * 64 floats (256 bytes, 72 x 64 tiles) by default, or 96 (384 bytes, 104 x
+ * 64 tiles). Longer runs write each row of `out` in fewer pieces, and each
+ * multiprocessor holds more loads in flight, at the price of larger tiles
+ * and fewer blocks per multiprocessor; which length is faster depends on
+ * the GPU and the size (appendix 11).
  *
  * The per-thread functions take the thread's index and run on the host too:
  * tests/test_tiles.cu plays a whole block on every shape and alignment.
@@ -47,8 +48,8 @@
 #define SR_ROWS(run) ((run) + SR_SECTOR)
 /** Floats in a run of `out`: the default tile's, 64. */
 #define SR_RUN TILE
-/** Floats in a long run: 128 (512 bytes). */
-#define SR_LONG_RUN (2 * TILE)
+/** Floats in a long run: 96 (384 bytes), the longest whose 7 loads a thread fit 4 blocks' registers. */
+#define SR_LONG_RUN (3 * TILE / 2)
 /** Floats per row of the shared tile: 64 + 1, so that a column read is conflict-free. */
 #define SR_STRIDE (TILE + 1)
 /** Rows of `out` each warp writes: 64 rows, 8 warps. */
@@ -57,9 +58,11 @@
 /**
  * Blocks per multiprocessor wanted: 5 x 256 threads leave 48 registers,
  * enough for the 5 chunks a thread loads before it stores; a tile of long
- * runs holds 10 chunks per thread, so 3 blocks.
+ * runs holds 7 chunks per thread, and 4 blocks leave 64 registers for them.
+ * A register more than the limit spills the held chunks to local memory,
+ * which costs far more than the blocks gain (appendix 11).
  */
-#define SR_BLOCKS_WANTED(run) ((run) > TILE ? 3 : 5)
+#define SR_BLOCKS_WANTED(run) ((run) > TILE ? 4 : 5)
 /** The same for `__launch_bounds__`, no more than the multiprocessor's thread limit allows. */
 #define SR_BLOCKS_PER_SM(run) \
     (MAX_BLOCKS_PER_SM(THREADS) < SR_BLOCKS_WANTED(run) ? MAX_BLOCKS_PER_SM(THREADS) : SR_BLOCKS_WANTED(run))
@@ -98,9 +101,9 @@ static __host__ __device__ __forceinline__ unsigned sr_height(size_t rows, size_
 
 /** Aligned 16-byte chunks that cover 64 floats starting anywhere in a chunk. */
 #define SR_CHUNKS_PER_ROW (TILE / 4 + 1)
-/** Chunk loads per tile: 72 rows of 17 chunks (136 rows for long runs). */
+/** Chunk loads per tile: 72 rows of 17 chunks (104 rows for long runs). */
 #define SR_CHUNK_ITEMS(run) (SR_ROWS(run) * SR_CHUNKS_PER_ROW)
-/** Chunk loads per thread: 1224 over 256 threads, 5 (2312 for long runs, 10). */
+/** Chunk loads per thread: 1224 over 256 threads, 5 (1768 for long runs, 7). */
 #define SR_LOAD_PASSES(run) ((SR_CHUNK_ITEMS(run) + THREADS - 1) / THREADS)
 
 /** @brief One chunk of a tile row, loaded but not yet put in the tile. */
@@ -234,7 +237,7 @@ template <unsigned Run>
 static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM(Run))
 transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
-    __shared__ float tile[SR_ROWS(Run) * SR_STRIDE];   // 18.3 KB (35.4 KB for long runs)
+    __shared__ float tile[SR_ROWS(Run) * SR_STRIDE];   // 18.3 KB (26.4 KB for long runs)
     const unsigned lead = sr_lead(out);
     const size_t tiles_y = ceil_div(rows, Run);
     const size_t tiles_x = ceil_div(cols, TILE);

@@ -14,7 +14,7 @@
  * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
  * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
- * | anything else, from a size measured per GPU, if tiles of 128 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 128 floats |
+ * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
  *
  * Why each row: on a matrix with few rows, a sector run covers a few
@@ -33,12 +33,12 @@
  * of two bytes apart; past the first limit, step 09's kernel kept its lead
  * on the H100 there and lost it elsewhere (`make pitch-study`), so such
  * matrices get a limit of their own. Elsewhere step 11's default runs;
- * on the H200, from a size on, its sector runs of 128 floats led those of
- * 64 (on the H100 they trailed at every size), so a third size, from which
- * it takes them, is measured per GPU too. A run of 128 floats spans 128
- * rows of `in`, so the last tile of rows is padded to 128, not 64: on 129
- * rows, 127 idle rows against 63. The answer takes the long runs only
- * where that padding adds at most 1/8 of the rows (long_runs_fill();
+ * from a size on, its sector runs of 96 floats led those of 64 on the
+ * H200, so a third size, from which it takes them, is measured per GPU
+ * too. A run of 96 floats spans 96 rows of `in`, so the last tile of rows
+ * is padded to a multiple of 96, not of 64: on 200 rows, 88 idle rows
+ * against 56. The answer takes the long runs only
+ * where that padding adds at most 1/4 of the rows (long_runs_fill();
  * `make runs-study` times both lengths on matrices of few rows). The limits of each GPU measured are a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
@@ -68,7 +68,7 @@ enum answer_kernel {
     ANSWER_CHUNKS,      /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
     ANSWER_SHARED64,    /**< shared64_launch(): step 09's 16-byte kernel, or its 4-byte one */
     ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
-    ANSWER_LONG_RUNS,   /**< any_shape_launch<SR_LONG_RUN>(): step 11's default, sector runs of 128 floats */
+    ANSWER_LONG_RUNS,   /**< any_shape_launch<SR_LONG_RUN>(): step 11's default, sector runs of 96 floats */
 };
 
 /** Bytes on which every row of `out` must start for step 09's 16-byte kernel to lead: two 32-byte sectors. */
@@ -85,28 +85,29 @@ struct answer_gpu {
     size_t vec4_limit;        /**< step 09's 16-byte kernel leads up to this many bytes (answer_tuning.h) */
     size_t vec4_pow2_limit;   /**< the same, on a matrix with a power-of-two number of rows */
     size_t l2_bytes;          /**< the size of L2: below it, where the rows of `out` start does not matter */
-    size_t long_runs_from;    /**< step 11's sector runs are 128 floats long from this many bytes (SIZE_MAX: never) */
+    size_t long_runs_from;    /**< step 11's sector runs are 96 floats long from this many bytes (SIZE_MAX: never) */
 };
 
 /**
  * A matrix takes the long runs only if their tiles pad at most 1 row in
- * this many more than tiles of 64 rows do (long_runs_fill()). `make
- * runs-study` puts the line between 300 rows (64 more padded rows, 21 %:
- * the long runs trailed) and 897 (7 %: they led).
+ * this many more than tiles of 64 rows do (long_runs_fill()); `make
+ * runs-study` times both run lengths on either side of the line.
  */
-#define ANSWER_LONG_RUNS_PAD 8
+#define ANSWER_LONG_RUNS_PAD 4
 
 /**
  * @brief Whether tiles of SR_LONG_RUN rows of `in` cover @p rows with at
  *        most rows / ANSWER_LONG_RUNS_PAD idle rows more than tiles of
- *        SR_RUN rows: 200 rows (256 both ways) or 897 (64 more) yes,
- *        129 or 300 (64 more) no.
+ *        SR_RUN rows: 65 rows (96 against 128), 129 (192 both ways) or
+ *        300 (64 more) yes, 100 (64 more) no.
  */
 static inline bool long_runs_fill(size_t rows)
 {
     const size_t padded_long = ceil_div(rows, SR_LONG_RUN) * SR_LONG_RUN;
     const size_t padded_short = ceil_div(rows, SR_RUN) * SR_RUN;
-    return (padded_long - padded_short) * ANSWER_LONG_RUNS_PAD <= rows;
+    // Tiles of 96 may pad fewer rows than tiles of 64 (65 rows: 96 against
+    // 128), so the difference is not taken in size_t, where it would wrap.
+    return padded_long * ANSWER_LONG_RUNS_PAD <= padded_short * ANSWER_LONG_RUNS_PAD + rows;
 }
 
 /** @brief Whether @p n is a power of two (1, 2, 4, ...). */
