@@ -292,7 +292,8 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
             run = the_run(gpu, step, shape, kind)
             rows = labelled_rows(run) if step in every_variant else labelled_rows(run)[:1]
             if kernels and step in every_variant:
-                rows = [(label, row) for label, row in rows if row["kernel"] in kernels.split(",")]
+                rows = [(label, row) for label, row in rows
+                        if row["kernel"] in kernels.split(",") or row["role"] == "bound"]
                 if not rows:
                     raise ValueError(f"step {step} timed none of the kernels {kernels} at {shape.label()}")
             baselines = [fmt_ms(copy_bound(run)["median_ms"]), fmt_ms(library(run)["median_ms"])]
