@@ -280,9 +280,10 @@ def table(page: Page, steps: str, shapes: str) -> str:
 
 
 def compact(page: Page, steps: str, shapes: str, variants: str | None = None, study: str | None = None,
-            gpu: str | None = None) -> str:
+            gpu: str | None = None, kernels: str | None = None) -> str:
     """One row per kernel and shape, the copy bound and cuBLAS of its own run beside it. variants=: the steps
-    that show every variant (the others: their default kernel); study=NAME: <gpu>-NAME.csv, not the sweep."""
+    that show every variant (the others: their default kernel), or with kernels="a,b" those kernels alone;
+    study=NAME: <gpu>-NAME.csv, not the sweep."""
     gpu, steps, kind = gpu or page.gpu, step_list(steps), study or "bench"
     every_variant = step_list(variants) if variants else steps
     body = []
@@ -290,6 +291,11 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
         for step in steps:
             run = the_run(gpu, step, shape, kind)
             rows = labelled_rows(run) if step in every_variant else labelled_rows(run)[:1]
+            if kernels and step in every_variant:
+                rows = [(label, row) for label, row in rows
+                        if row["kernel"] in kernels.split(",") or row["role"] == "bound"]
+                if not rows:
+                    raise ValueError(f"step {step} timed none of the kernels {kernels} at {shape.label()}")
             baselines = [fmt_ms(copy_bound(run)["median_ms"]), fmt_ms(library(run)["median_ms"])]
             body += [[shape.label(), label] + baselines + cells(row, "median_ms", "pct_of_copy", "vs_cublas")
                      for label, row in rows]

@@ -623,7 +623,7 @@ UNROLL_ON_DEVICE
 
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
-static __global__ void __launch_bounds__(T16_THREADS)   // uncapped: at 5 blocks (48 registers) it spills
+static __global__ void __launch_bounds__(T16_THREADS, 4)   // 64 registers; at 5 blocks (48) the chunks spill
 transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint16_t tile[Runs::rows * T16R_STRIDE];
