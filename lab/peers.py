@@ -13,7 +13,8 @@ whose library is missing, or that has no transpose of the element type, is skipp
 `skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose (of the
 bf16 bit patterns for bf16: numpy has no bf16), on an output poisoned with NaN, before it is timed
 as the C harness times (docs/timing.md): per run, poison y, flush L2, event, op, event, in batches
-held behind a GPU-side sleep so that the host's launches never fall in a timed window. JAX runs on
+held behind a GPU-side sleep so that the host's launches never fall in a timed window. The peers take
+turns: a shape's timed runs are split into rounds, each running every peer. JAX runs on
 its own stream, timed by the host clock (the `method` column says so). --once runs each op once
 inside an NVTX range `once`, for Nsight Compute, and writes nothing.
 
@@ -47,13 +48,15 @@ HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
 HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
 JAX_BATCH = 64  # calls per host-timed JAX batch
 JAX_HOLD = (4096, 8)  # JAX's stream is held by a chain of 8 float32 matmuls of 4096 x 4096, some milliseconds
-WARMUP = 3  # untimed runs of each peer before its timed ones
+WARMUP = 3  # untimed runs of each peer before its timed ones in each round
+ROUNDS = 4  # the timed runs of a shape, split into rounds that take the peers in turn
 SEED = 1  # of the random input
 METHOD_EVENTS = "cuda events on the shared stream"
 METHOD_JAX = (f"host clock on JAX's stream, held by {JAX_HOLD[1]} matmuls while the host enqueues: batches of "
               f"{JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes")
 TIMING_METHOD = (f"per run: poison y; flush L2 by reading {FLUSH_FACTOR}x its size; event; op; event; runs enqueued "
-                 f"in batches of {BATCH} behind torch.cuda._sleep sized to cover the host's enqueuing; median and "
+                 f"in batches of {BATCH} behind torch.cuda._sleep sized to cover the host's enqueuing; the peers take "
+                 f"turns in {ROUNDS} rounds of a shape's runs; median and "
                  f"min; clocks left alone; JAX: {METHOD_JAX}")
 
 
@@ -215,6 +218,7 @@ class Peer:
     key = name = op = ""
     role = "peer"
     method = METHOD_EVENTS
+    timed_last = False  # True: timed after every other peer, over every shape
     profilable = True  # whether Nsight Compute can see its kernels from the NVTX range of --once
 
     def __init__(self, timer: Timer):
@@ -409,6 +413,7 @@ class JaxJit(Peer):
     which an NVTX range of this one cannot follow: not profilable)."""
 
     key, name, op, method, profilable = "jax", "jax", "jax.jit(lambda x: x.T)", METHOD_JAX, False
+    timed_last = True  # its hold is a chain of matmuls, which heats the GPU: no event-timed run may follow it
 
     def __init__(self, timer):
         super().__init__(timer)
@@ -520,41 +525,90 @@ def row(timer, peer, case_rows: int, cols: int, check: str, times=(), method="")
                 method=method)
 
 
-def measure(timer, peer, case, args) -> dict:
-    """Check one peer at one shape and, if it passed, time it."""
+def prepare(timer, peer, case):
+    """Make one peer's op at one shape and check it: (the op, None) if it passed, else (None, its row)."""
     label = f"{case.rows}x{case.cols} {peer.key}"
     machine.say(f"peers: {label}")
     try:
         run = peer.make(case)
     except Exception as err:  # e.g. a compiler that cannot handle the shape
         print(f"skip: {label}: {first_line(err)}")
-        return row(timer, peer, case.rows, case.cols, "SKIP")
+        return None, row(timer, peer, case.rows, case.cols, "SKIP")
     try:
         wrong = peer.check(case, run)
-        if wrong:
-            machine.say(f"peers: error: {label} gave {wrong} wrong elements")
-            return row(timer, peer, case.rows, case.cols, "FAIL")
-        return row(timer, peer, case.rows, case.cols, "PASS", *peer.time(case, run, args.reps))
+        if not wrong:
+            return run, None
+        machine.say(f"peers: error: {label} gave {wrong} wrong elements")
     except RuntimeError as err:  # a failed launch
         machine.say(f"peers: error: {label}: {first_line(err)}")
-        return row(timer, peer, case.rows, case.cols, "FAIL")
-    finally:
-        peer.release()
+    peer.release()
+    return None, row(timer, peer, case.rows, case.cols, "FAIL")
 
 
-def measure_shape(timer, entries, rows: int, cols: int, args) -> list[dict]:
-    """Every row of one shape. entries: (class, its Peer or None), in table order."""
+def time_in_rounds(timer, case, ready: dict, reps: int) -> dict:
+    """The rows of the peers that passed their check (ready: index -> (peer, op)).
+
+    Their timed runs are split into ROUNDS rounds, each taking the peers in turn, so that a drift
+    of the GPU's clocks or temperature while the shape is measured falls on every peer alike."""
+    times = {i: [] for i in ready}
+    methods = {i: "" for i in ready}
+    failed = {}
+    for n in range(ROUNDS):
+        count = reps // ROUNDS + (n < reps % ROUNDS)
+        for i, (peer, run) in ready.items():
+            if count == 0 or i in failed:
+                continue
+            try:
+                got, method = peer.time(case, run, count)
+            except RuntimeError as err:  # a failed launch
+                machine.say(f"peers: error: {case.rows}x{case.cols} {peer.key}: {first_line(err)}")
+                failed[i] = row(timer, peer, case.rows, case.cols, "FAIL")
+                continue
+            times[i] += got
+            methods[i] = max(methods[i], method, key=len)  # a round's note ("some batches not held") stays
+    return {i: failed.get(i) or row(timer, peer, case.rows, case.cols, "PASS", times[i], methods[i])
+            for i, (peer, _) in ready.items()}
+
+
+def measure_shape(timer, entries, rows: int, cols: int, args) -> dict:
+    """The rows of one shape, by index into entries: (class, its Peer or None)."""
     free, _ = timer.torch.cuda.mem_get_info()
     need = 3 * rows * cols * timer.dtype.bytes  # x, y and the reference
     if need > 0.9 * free:
         print(f"skip: {rows}x{cols}: x, y and the reference need {need / 2**30:.1f} GiB, "
               f"{free / 2**30:.1f} GiB is free")
-        return [row(timer, peer or cls, rows, cols, "SKIP") for cls, peer in entries]
+        return {i: row(timer, peer or cls, rows, cols, "SKIP") for i, (cls, peer) in enumerate(entries)}
     case = Case(timer, rows, cols)
-    out = [measure(timer, peer, case, args) if peer else row(timer, cls, rows, cols, "SKIP") for cls, peer in entries]
+    out, ready = {}, {}
+    for i, (cls, peer) in enumerate(entries):
+        if peer is None:
+            out[i] = row(timer, cls, rows, cols, "SKIP")
+            continue
+        run, out[i] = prepare(timer, peer, case)
+        if run is not None:
+            ready[i] = (peer, run)
+    try:
+        out.update(time_in_rounds(timer, case, ready, args.reps))
+    finally:
+        for peer, _ in ready.values():
+            peer.release()
     del case
     timer.torch.cuda.empty_cache()
     return out
+
+
+def measure_all(timer, entries, shapes, args) -> list[dict]:
+    """Every row, shape by shape in table order. The peers marked timed_last are timed in a second
+    pass over the shapes, after every other peer of every shape."""
+    passes = [[e if e[0].timed_last == last else (e[0], None) for e in entries] for last in (False, True)]
+    passes = [p for p in passes if any(peer for _, peer in p)]
+    found = [[measure_shape(timer, p, s.rows, s.cols, args) for s in shapes] for p in passes]
+    rows = []
+    for n in range(len(shapes)):
+        for i, (cls, peer) in enumerate(entries):
+            mine = [f[n][i] for p, f in zip(passes, found, strict=True) if p[i][1] is not None]
+            rows.append(mine[0] if mine else row(timer, peer or cls, shapes[n].rows, shapes[n].cols, "SKIP"))
+    return rows
 
 
 def ratios(frame: pd.DataFrame) -> pd.DataFrame:
@@ -670,7 +724,7 @@ def run(argv=None) -> int:
             args.skipped[cls.key] = str(err)
     if args.once:
         return run_once(timer, entries, args.shapes)
-    rows = [r for s in args.shapes for r in measure_shape(timer, entries, s.rows, s.cols, args)]
+    rows = measure_all(timer, entries, args.shapes, args)
     frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
     print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))
     write_results(frame, timer, entries, args)
