@@ -275,6 +275,7 @@ int main(void)
     check_tile_shape<tile16<64, 128>>();   // the step's tiles
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups
+    check_tile_shape<tile16<128, 128>>();  // the default past the size of L2
     check_run_length<runs16<144>>();       // the step's runs
     check_run_length<runs16<128>>();       // its runs_128 variant and the exercise's
     check_run_length<runs16<112>>();       // a length that is no power of two

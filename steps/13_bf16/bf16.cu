@@ -15,8 +15,9 @@
  *
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
- * `prmt_64x64`, which `prmt` takes below one wave of tiles, and
- * `prmt_128x64` change the shape. Rows that are not whole aligned chunks,
+ * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
+ * past the size of L2; `prmt_64x128` keeps its tile at every size, and
+ * `prmt_128x64` turns it. Rows that are not whole aligned chunks,
  * or (in `prmt`) start off a 32-byte sector of `out`, take `runs`, step
  * 11's sector runs; vectors are copied.
  *
@@ -51,17 +52,23 @@ using runs_128 = runs16<128>;
 
 /** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
 using tile_128x64 = tile16<128, 64>;
+/** 256 bytes into each row of `out` and from each row of `in`: 128 x 128, 32 KB, 4 blocks per multiprocessor. */
+using tile_128x128 = tile16<128, 128>;
 
 /**
- * @brief PRMT pairs the half-words: the default. A matrix of fewer than one
- *        wave of 64 x 128 tiles takes 64 x 64 tiles, twice as many blocks.
- *        Where rows of `out` do not start on sectors, the sector runs, which
- *        shift every run to start on one, write whole sectors instead.
+ * @brief PRMT pairs the half-words: the default. A matrix larger than L2
+ *        takes 128 x 128 tiles, whose 256-byte pieces of rows of `in` and
+ *        `out` make longer DRAM bursts both ways; one that fits in L2 keeps
+ *        64 x 128 tiles, twice as many blocks, or 64 x 64 below one wave of
+ *        those. Where rows of `out` do not start on sectors, the sector runs,
+ *        which shift every run to start on one, write whole sectors instead.
  */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (!t16_out_rows_on_sectors(out, rows))
         return transpose16_runs_launch<runs_144>(in, out, rows, cols, stream);
+    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
+        return transpose16_launch<tile_128x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
     const size_t tiles = ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols);
     if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
         return transpose16_launch<tile_64x64, T16_PRMT, runs_144>(in, out, rows, cols, stream);
@@ -98,6 +105,18 @@ static size_t launch_prmt_128x64(const uint16_t *in, uint16_t *out, size_t rows,
     return transpose16_launch<tile_128x64, T16_PRMT, runs_144>(in, out, rows, cols, stream);
 }
 
+/** @brief The PRMT store on 64 x 128 tiles on every size: the default's tile between one wave and L2. */
+static size_t launch_prmt_64x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on 128 x 128 tiles on every size: 256 bytes from each row of `in` and into each of `out`. */
+static size_t launch_prmt_128x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_128x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+}
+
 /** @brief Sector runs on every shape. */
 static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -112,7 +131,8 @@ static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, si
 
 /** The kernels of step 13; the first is the default. */
 static const kernel_variant variants[] = {
-    variant16("prmt", "64x128 tiles of 16-byte chunks; PRMT pairs the half-words of two columns", launch_prmt),
+    variant16("prmt", "PRMT pairs the half-words of two columns; 64x128 tiles, 128x128 past the size of L2",
+              launch_prmt),
     variant16("port", "64x128 tiles; the float32 store: one 2-byte shared load per element", launch_port),
     variant16("ldsm", "64x128 tiles; ldmatrix .trans reads 8x8 blocks transposed, shuffles make 16-byte chunks",
               launch_ldsm, 75),
@@ -122,6 +142,10 @@ static const kernel_variant variants[] = {
               launch_prmt_64x64),
     variant16("prmt_128x64", "the PRMT store on 128x64 tiles: 256 bytes into each row of out",
               launch_prmt_128x64),
+    variant16("prmt_64x128", "the PRMT store on 64x128 tiles at every size: 256 bytes from each row of in, 128 into "
+              "each row of out", launch_prmt_64x128),
+    variant16("prmt_128x128", "the PRMT store on 128x128 tiles at every size: 256 bytes from each row of in and "
+              "into each row of out", launch_prmt_128x128),
     variant16("runs", "sector runs of 144 elements on every shape: 16-byte loads and stores at any alignment",
               launch_runs),
     variant16("runs_128", "sector runs of 128 elements on every shape: fewer loads in flight than runs of 144",

@@ -39,6 +39,12 @@
  * blocks the compiler schedules it worse and it runs slower.
  */
 #define T16_LDSM_BLOCKS 0
+/**
+ * Blocks per multiprocessor for a tile of @p elements: a 128 x 128 tile
+ * loads 8 chunks a thread, which spill at 32 registers, so it gets 64 and 4
+ * blocks; smaller tiles get T16_FULL_BLOCKS.
+ */
+#define T16_TILE_BLOCKS(elements) ((elements) > 8192 ? T16_CAP_BLOCKS(4) : T16_FULL_BLOCKS)
 
 /**
  * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
@@ -448,7 +454,8 @@ UNROLL_ON_DEVICE
 
 /** @brief The 16-byte kernel: tiles of 16-byte chunks, transposed by @p Store. */
 template <class Tile, t16_store Store>
-static __global__ void __launch_bounds__(T16_THREADS, Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_FULL_BLOCKS)
+static __global__ void __launch_bounds__(T16_THREADS,
+                                         Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_TILE_BLOCKS(Tile::rows * Tile::cols))
 transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
@@ -669,6 +676,19 @@ static size_t t16_resident_blocks(void)
         blocks = (size_t)per_multiprocessor * multiprocessors;
     }
     return blocks;
+}
+
+/** @brief Bytes of this GPU's L2 cache, asked once. */
+static size_t t16_l2_bytes(void)
+{
+    static size_t bytes = 0;
+    if (bytes == 0) {
+        int device, l2;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+        bytes = (size_t)l2;
+    }
+    return bytes;
 }
 
 /**
