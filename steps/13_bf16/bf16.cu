@@ -16,10 +16,9 @@
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
  * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
- * past the size of L2; `prmt_64x128` keeps its tile at every size, and
- * `prmt_128x64` turns it. Rows that are not whole aligned chunks,
- * or (in `prmt`) start off a 32-byte sector of `out`, take `runs`, step
- * 11's sector runs; vectors are copied.
+ * past the size of L2. Rows that are not whole aligned chunks, or (in
+ * `prmt`) start off a sector of `out`, take `runs`, step 11's sector
+ * runs. Loads ask L2 for whole 128-byte lines (`prmt_sectors`: not).
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -37,23 +36,33 @@
 #include "harness.h"
 #include "bf16.cuh"
 
+/*
+ * Every kernel of the step loads `in` asking L2 for whole 128-byte lines
+ * (Lines = true, t16_fetch()), except `prmt_sectors`, which shows what
+ * that is worth.
+ */
+
 /** The default tile: 64 rows of 128 elements, 16 KB, the bytes of step 09's float32 tile. */
-using tile_64x128 = tile16<64, 128>;
+template <bool Lines = true>
+using tile_64x128 = tile16<64, 128, Lines>;
 /** The float32 tile's shape in elements: 64 x 64, 8 KB. */
-using tile_64x64 = tile16<64, 64>;
+template <bool Lines = true>
+using tile_64x64 = tile16<64, 64, Lines>;
 /**
  * Runs of 144 elements (288 bytes, 9 sectors) in each row of `out`, as step
  * 11's runs of 96 floats: a tile loads 160 rows of 9 chunks, 5.6 a thread,
  * all held in registers at once (64 a thread, 4 blocks, no spill).
  */
-using runs_144 = runs16<144>;
+template <bool Lines = true>
+using runs_144 = runs16<144, Lines>;
 /** Runs of 128 elements (256 bytes), as step 11's runs of 64 floats: 144 rows of 9 chunks, 5.1 a thread. */
-using runs_128 = runs16<128>;
+using runs_128 = runs16<128, true>;
 
 /** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
-using tile_128x64 = tile16<128, 64>;
+using tile_128x64 = tile16<128, 64, true>;
 /** 256 bytes into each row of `out` and from each row of `in`: 128 x 128, 32 KB, 4 blocks per multiprocessor. */
-using tile_128x128 = tile16<128, 128>;
+template <bool Lines = true>
+using tile_128x128 = tile16<128, 128, Lines>;
 
 /**
  * @brief PRMT pairs the half-words: the default. A matrix larger than L2
@@ -62,65 +71,80 @@ using tile_128x128 = tile16<128, 128>;
  *        64 x 128 tiles, twice as many blocks, or 64 x 64 below one wave of
  *        those. Where rows of `out` do not start on sectors, the sector runs,
  *        which shift every run to start on one, write whole sectors instead.
+ *        @p Lines: whether the loads ask L2 for whole lines.
  */
+template <bool Lines>
+static size_t launch_prmt_loads(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    using runs = runs_144<Lines>;
+    if (!t16_out_rows_on_sectors(out, rows))
+        return transpose16_runs_launch<runs>(in, out, rows, cols, stream);
+    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
+        return transpose16_launch<tile_128x128<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
+    const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
+    if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<Lines>, T16_PRMT>()))
+        return transpose16_launch<tile_64x64<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
+}
+
+/** @brief The default: the PRMT store, its loads asking L2 for whole 128-byte lines. */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    if (!t16_out_rows_on_sectors(out, rows))
-        return transpose16_runs_launch<runs_144>(in, out, rows, cols, stream);
-    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
-        return transpose16_launch<tile_128x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
-    const size_t tiles = ceil_div(rows, tile_64x128::rows) * ceil_div(cols, tile_64x128::cols);
-    if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128, T16_PRMT>()))
-        return transpose16_launch<tile_64x64, T16_PRMT, runs_144>(in, out, rows, cols, stream);
-    return transpose16_launch<tile_64x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+    return launch_prmt_loads<true>(in, out, rows, cols, stream);
+}
+
+/** @brief The default with loads that ask L2 for their sectors only. */
+static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_prmt_loads<false>(in, out, rows, cols, stream);
 }
 
 /** @brief The float32 design ported: one 2-byte shared load per element. */
 static size_t launch_port(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_64x128, T16_PORT, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128<>, T16_PORT, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief ldmatrix .trans reads 8x8 blocks transposed; shuffles make 16-byte chunks. */
 static size_t launch_ldsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_64x128, T16_LDSM, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128<>, T16_LDSM, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief stmatrix .trans transposes 8x8 blocks on the way into shared memory; rows are copied out. */
 static size_t launch_stsm(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_64x128, T16_STSM, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128<>, T16_STSM, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */
 static size_t launch_prmt_64x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_64x64, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x64<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on 128 x 64 tiles: 256 bytes into each row of `out`, 128 from each row of `in`. */
 static size_t launch_prmt_128x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_128x64, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_128x64, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on 64 x 128 tiles on every size: the default's tile between one wave and L2. */
 static size_t launch_prmt_64x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_64x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_64x128<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief The PRMT store on 128 x 128 tiles on every size: 256 bytes from each row of `in` and into each of `out`. */
 static size_t launch_prmt_128x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_launch<tile_128x128, T16_PRMT, runs_144>(in, out, rows, cols, stream);
+    return transpose16_launch<tile_128x128<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief Sector runs on every shape. */
 static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_runs_launch<runs_144>(in, out, rows, cols, stream);
+    return transpose16_runs_launch<runs_144<>>(in, out, rows, cols, stream);
 }
 
 /** @brief Sector runs of 128 elements on every shape: fewer loads in flight. */
@@ -150,6 +174,8 @@ static const kernel_variant variants[] = {
               launch_runs),
     variant16("runs_128", "sector runs of 128 elements on every shape: fewer loads in flight than runs of 144",
               launch_runs_128),
+    variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
+              launch_prmt_sectors),
 };
 
 STEP_DEFINE_16("bf16: two elements to a bank word", variants, NULL)

@@ -5,8 +5,9 @@
  * A 16-byte chunk now holds 8 elements, and two elements share each 4-byte
  * bank word of shared memory. The tile's shape is a template parameter
  * (`tile16<Rows, Cols>`), so that the same code can be measured at several
- * sizes. The per-thread functions take the thread's index and run on the
- * host too, so that tests/test_tiles16.cu can play a whole block.
+ * sizes, and so is how its loads ask L2 for data (t16_fetch()). The
+ * per-thread functions take the thread's index and run on the host too,
+ * so that tests/test_tiles16.cu can play a whole block.
  */
 #ifndef TRANSPOSE_BF16_CUH
 #define TRANSPOSE_BF16_CUH
@@ -47,15 +48,46 @@
 #define T16_TILE_BLOCKS(elements) ((elements) > 8192 ? T16_CAP_BLOCKS(4) : T16_FULL_BLOCKS)
 
 /**
- * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
- *        how 256 threads share its work.
+ * @brief Load the 16-byte chunk at @p p of `in`. With @p Lines, the load
+ *        asks L2 for the whole 128-byte line around the chunk
+ *        (`ld.global.nc.L2::128B`, LDG.E.LTC128B in the SASS); without, for
+ *        the 32-byte sectors it reads.
+ *
+ * Where rows of `in` do not start on 128 bytes, a tile's piece of a row
+ * begins and ends in the middle of lines, and the tile next to it reads
+ * the rest of those lines later. Asked for sectors, L2 fetches each part
+ * of such a line from DRAM on its own; asked for lines, it fetches the
+ * whole line once, and the neighbour finds its part in L2. Where every
+ * piece is whole lines, both ask for the same bytes.
  */
-template <unsigned Rows, unsigned Cols>
+template <bool Lines>
+static __host__ __device__ __forceinline__ uint4 t16_fetch(const uint4 *p)
+{
+#ifdef __CUDA_ARCH__
+    if (Lines) {
+        uint4 v;
+        asm volatile("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+        return v;
+    }
+#endif
+    return *p;
+}
+
+/**
+ * @brief A tile of Rows x Cols 2-byte elements (both multiples of 64), and
+ *        how 256 threads share its work; @p Lines: how its loads ask L2
+ *        for data (t16_fetch()).
+ */
+template <unsigned Rows, unsigned Cols, bool Lines = false>
 struct tile16 {
     /** Rows of the tile. */
     static constexpr unsigned rows = Rows;
     /** Columns of the tile, in elements. */
     static constexpr unsigned cols = Cols;
+    /** Whether its loads ask L2 for whole 128-byte lines. */
+    static constexpr bool lines = Lines;
     /** 16-byte chunks per tile row. */
     static constexpr unsigned chunks_per_row = Cols / T16_CHUNK;
     /** Chunks each thread loads (and, in the port, stores). */
@@ -140,7 +172,7 @@ UNROLL_ON_DEVICE
         const unsigned item = p * T16_THREADS + tid;
         const unsigned r = item / Tile::chunks_per_row, k = item % Tile::chunks_per_row;
         if (r < height && k * T16_CHUNK < width)
-            v[p] = in[((row0 + r) * cols + col0) / T16_CHUNK + k];
+            v[p] = t16_fetch<Tile::lines>(&in[((row0 + r) * cols + col0) / T16_CHUNK + k]);
     }
 UNROLL_ON_DEVICE
     for (unsigned p = 0; p < Tile::loads; ++p) {
@@ -379,7 +411,7 @@ static __host__ __device__ __forceinline__ uint4 t16_stsm_fetch(const uint4 *in,
     const unsigned r = g * T16_CHUNK + lane / 4, k = h0 + lane % 4;
     if (r >= height || k * T16_CHUNK >= width)
         return make_uint4(0, 0, 0, 0);
-    return in[((row0 + r) * cols + col0) / T16_CHUNK + k];
+    return t16_fetch<Tile::lines>(&in[((row0 + r) * cols + col0) / T16_CHUNK + k]);
 }
 
 /**
@@ -498,12 +530,15 @@ transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
 
 /**
  * @brief A runs tile: runs of about Run elements of each of 64 rows of
- *        `out`, which need Run + 15 rows of `in`.
+ *        `out`, which need Run + 15 rows of `in`; @p Lines: how its loads
+ *        ask L2 for data (t16_fetch()).
  */
-template <unsigned Run>
+template <unsigned Run, bool Lines = false>
 struct runs16 {
     /** Elements of a run before its shift: the tile rows of `in` it starts from. */
     static constexpr unsigned run = Run;
+    /** Whether its loads ask L2 for whole 128-byte lines. */
+    static constexpr bool lines = Lines;
     /** Rows of `in` a tile may need: Run plus up to 15 for the shift of a run. */
     static constexpr unsigned rows = Run + T16R_SECTOR;
     /** Chunks a tile loads. */
@@ -557,7 +592,7 @@ UNROLL_ON_DEVICE
             continue;
         const size_t chunk = flat / T16_CHUNK + k;
         if (chunk * T16_CHUNK >= lead && chunk * T16_CHUNK + T16_CHUNK <= lead + count) {
-            v[p] = chunks[chunk];
+            v[p] = t16_fetch<Runs::lines>(&chunks[chunk]);
             column[p] = c;
             continue;
         }
