@@ -419,13 +419,14 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
 def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | None = None, baselines: str = "no",
             gpu: str | None = None) -> str:
     """Kernels x Nsight Compute metrics at one shape: per step its default kernel, its variants (variant=: only
-    that one), its baselines. baselines="yes" only tells lab.profile to profile the copy and cuBLAS too."""
+    those of a comma-separated list), its baselines. baselines="yes" only tells lab.profile to profile the copy and
+    cuBLAS too."""
     gpu, shape, wanted, steps = gpu or page.gpu, shape_list(shape)[0], split(metrics), step_list(steps)
     rows = select(gpu, "profile", at=str(shape))
     wide = rows[rows["step"].isin(steps)].pivot_table(index=["step", "kernel", "role"], columns="metric",
                                                       values="value", aggfunc="last", sort=False).reset_index()
     own = kernels(wide)
-    wide = pd.concat([own[own["kernel"] == variant] if variant else own, wide[wide["role"] != "kernel"]])
+    wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, wide[wide["role"] != "kernel"]])
     defaults = default_names(gpu)
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defaults))
