@@ -235,6 +235,24 @@ def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caugh
     assert sass.run(["--check", "--build", str(sm_90_build())]) == 1
 
 
+def line_hint_mismatches(summary: pd.DataFrame) -> list[str]:
+    """Step 13's kernels whose 16-byte loads disagree with appendix 13: those built with Lines = true (`, true>` in
+    the name) load with LDG.E.LTC128B (ld.global.nc.L2::128B), the others (prmt_sectors's) without."""
+    rows = summary[(summary["step"] == "13") & summary["instruction"].str.match(r"LDG\.E\.(LTC128B\.)?128")]
+    return [kernel for kernel, own in rows.groupby("kernel")
+            if (", true>" in kernel) != own["instruction"].str.contains("LTC128B").any()]
+
+
+def test_step13_loads_ask_l2_for_whole_lines_where_the_appendix_says_and_a_swap_is_caught():
+    committed = pd.read_csv(schema.RESULTS / "sass-sm_90.csv", dtype=str, keep_default_na=False)
+    assert line_hint_mismatches(committed) == []
+    step13 = committed[committed["step"] == "13"]["kernel"]
+    assert step13.str.contains(", true>").any() and step13.str.contains(", false>").any()
+    swapped = committed.copy()
+    swapped["instruction"] = swapped["instruction"].str.replace("LDG.E.LTC128B.128", "LDG.E.128", regex=False)
+    assert line_hint_mismatches(swapped), "a summary without the hint must disagree with the appendix"
+
+
 # ------------------------------------------------------------------ limits of a write-up, and Doxygen markup
 WORD = re.compile(r"[A-Za-z0-9][\w'.,%x-]*")
 SVG_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\.svg\)")
