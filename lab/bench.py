@@ -1,4 +1,4 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and four studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and five studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
@@ -7,6 +7,7 @@
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
+    python3 -m lab.bench --study lines         step 13's rule for the L2 line hint on tall matrices -> <gpu>-lines.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -55,6 +56,13 @@ PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
 RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
                "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
 RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
+# bf16 matrices past L2 whose rows of in do not start on 128 bytes, from 10000 to 100001 rows: one column of
+# tiles (in and out) fills from a tenth of L2 to several times it. Rows a multiple of 16 take the 128 x 128
+# tiles, the others the runs of 64 columns. Step 13's default asks L2 for whole lines where that column fits
+# in a quarter of L2: the study times it beside the hint always and never.
+LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
+                "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000")
+LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
@@ -82,6 +90,8 @@ def planned_runs(args) -> list[Run]:
         return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
     if args.study == "runs":
         return [Run(f"step{s}-{v}", s, RUNS_SHAPES, ("--variant", v)) for s, v in RUNS_RUNS]
+    if args.study == "lines":
+        return [Run(f"step{s}-{v}", s, LINES_SHAPES, ("--variant", v)) for s, v in LINES_RUNS]
     if args.study == "timing":
         answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
@@ -183,8 +193,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "timing"),
-                        default="sweep", help="the shape sweep (default), or one of the four studies")
+    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "timing"),
+                        default="sweep", help="the shape sweep (default), or one of the five studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

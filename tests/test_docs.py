@@ -83,25 +83,51 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
 
 
-# ------------------------------------------------------------------ the narrow, pitch and runs studies (appendix 12)
+# ------------------------------------------------------ the narrow, pitch and runs studies (appendix 12), lines (13)
 SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
 
 
-def trailing_shapes(frame: pd.DataFrame) -> list[str]:
-    """The shapes at which step 12's answer is more than 2 % slower than the faster of step 09's and step 11's
-    kernels (or was not timed), in both its fastest and its median run; every shape when nothing was timed.
-    The answer runs one of them, in a program of its own: a wrong pick (4-7 % in the pitch study) is slower
-    in both, while one lucky fast run of the other program (2.9 % ahead at the fastest, 0.6 % at the median,
-    in a runs study) is slower in one."""
+def trailing_shapes(frame: pd.DataFrame, ours: str = "12", others: tuple[str, ...] = ("09", "11")) -> list[str]:
+    """The shapes at which the kernel the rule picks (ours) is more than 2 % slower than the fastest of the
+    others (or was not timed), in both its fastest and its median run; every shape when nothing was timed.
+    Each names a step ("12": its default) or a step and kernel ("13 prmt_lines"). The rule runs one of the
+    others, in a program of its own: a wrong pick (4-7 % in the pitch study) is slower in both, while one
+    lucky fast run of the other program (2.9 % ahead at the fastest, 0.6 % at the median, in a runs study)
+    is slower in one."""
     timed = frame[(frame["role"] == "kernel") & frame["min_ms"].notna()]
     shape = timed["rows"].astype(str) + "x" + timed["cols"].astype(str) + "+" + timed["offset"].astype(str)
-    timed = timed.assign(shape=shape)
-    ours = timed[timed["step"] == "12"].groupby("shape")[["min_ms", "median_ms"]].min()
-    best = timed[timed["step"].isin(["09", "11"])].groupby("shape")[["min_ms", "median_ms"]].min()
+    timed = timed.assign(shape=shape, name=timed["step"] + " " + timed["kernel"])
+
+    def named(names) -> pd.Series:
+        return timed["step"].isin(names) | timed["name"].isin(names)
+
+    ours_times = timed[named([ours])].groupby("shape")[["min_ms", "median_ms"]].min()
+    best = timed[named(others)].groupby("shape")[["min_ms", "median_ms"]].min()
     if best.empty:
         return ["nothing timed"]
-    slower = (ours > best.reindex(ours.index) * SAME_KERNEL).all(axis=1)
-    return [s.removesuffix("+0") for s in best.index if s not in ours.index or slower[s]]
+    slower = (ours_times > best.reindex(ours_times.index) * SAME_KERNEL).all(axis=1)
+    return [s.removesuffix("+0") for s in best.index if s not in ours_times.index or slower[s]]
+
+
+LINES_RULE = {"ours": "13 prmt", "others": ("13 prmt_lines", "13 prmt_sectors")}
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
+def test_step_13_asks_for_lines_where_they_pay_at_every_shape_of_the_lines_study(study):
+    trailing = trailing_shapes(results.load(study, "bench"), **LINES_RULE)
+    assert trailing == [], f"{rel(study)}: step 13's default is more than 2 % slower at {' '.join(trailing)}"
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
+@pytest.mark.parametrize("shape", ["100000x1000"])
+def test_a_lines_study_where_step_13_takes_the_slower_loads_is_caught(study, shape):
+    frame = results.load(study, "bench")
+    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
+    default = at & (frame["kernel"] == "prmt")
+    others = frame[at & frame["kernel"].isin(["prmt_lines", "prmt_sectors"])]
+    assert default.sum() == 1
+    frame.loc[default, ["min_ms", "median_ms"]] = others[["min_ms", "median_ms"]].max().to_numpy()
+    assert trailing_shapes(frame, **LINES_RULE) == [shape]
 
 
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",

@@ -16,9 +16,10 @@
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
  * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
- * past the size of L2. Rows that are not whole aligned chunks, or (in
- * `prmt`) start off a sector of `out`, take `runs`, step 11's sector
- * runs. Loads ask L2 for whole 128-byte lines (`prmt_sectors`: not).
+ * past L2. Rows that are not whole aligned chunks, or (in `prmt`)
+ * start off a sector of `out`, take `runs`, step 11's sector runs.
+ * Loads ask L2 for whole lines where the next tiles reuse them
+ * (`prmt_lines`: always, `prmt_sectors`: never).
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -37,9 +38,10 @@
 #include "bf16.cuh"
 
 /*
- * Every kernel of the step loads `in` asking L2 for whole 128-byte lines
- * (Lines = true, t16_fetch()), except `prmt_sectors`, which shows what
- * that is worth.
+ * The kernels of the step load `in` asking L2 for whole 128-byte lines
+ * (Lines = true, t16_fetch()). The default asks only where the tile beside
+ * reuses them in time (lines_reused()); `prmt_lines` asks on every shape
+ * and `prmt_sectors` on none, which shows what the hint is worth.
  */
 
 /** The default tile: 64 rows of 128 elements, 16 KB, the bytes of step 09's float32 tile. */
@@ -64,6 +66,41 @@ using tile_128x64 = tile16<128, 64, true>;
 template <bool Lines = true>
 using tile_128x128 = tile16<128, 128, Lines>;
 
+/** When the loads of `in` ask L2 for whole 128-byte lines (t16_fetch()). */
+enum lines_rule { LINES_NEVER, LINES_ALWAYS, LINES_WHERE_REUSED };
+
+/**
+ * @brief Whether lines pay for tiles @p tile_cols wide on a matrix of
+ *        @p rows rows. A tile's piece of a row of `in` that starts inside a
+ *        line leaves the rest of that line to the tile beside it, which
+ *        comes one column of tiles later: tiles go down a column first. In
+ *        between, that column's pieces of `in` and of `out` pass through L2.
+ *        Where they fill more than a quarter of it, the line is gone before
+ *        its neighbour asks, and fetching it whole only added DRAM reads
+ *        (appendix 13, "Whole lines from L2", measures where that begins).
+ */
+static bool lines_reused(size_t rows, unsigned tile_cols)
+{
+    const size_t column_bytes = 2 * rows * tile_cols * sizeof(uint16_t);
+    return column_bytes <= t16_l2_bytes() / 4;
+}
+
+/** @brief Whether @p rule asks for lines on tiles @p tile_cols wide. */
+static bool lines_for(lines_rule rule, size_t rows, unsigned tile_cols)
+{
+    return rule == LINES_ALWAYS || (rule == LINES_WHERE_REUSED && lines_reused(rows, tile_cols));
+}
+
+/** @brief The PRMT kernel on @p TileOf tiles (runs where rows are not whole chunks), with or without lines. */
+template <template <bool> class TileOf>
+static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
+                                cudaStream_t stream)
+{
+    if (lines)
+        return transpose16_launch<TileOf<true>, T16_PRMT, runs_144<true>>(in, out, rows, cols, stream);
+    return transpose16_launch<TileOf<false>, T16_PRMT, runs_144<false>>(in, out, rows, cols, stream);
+}
+
 /**
  * @brief PRMT pairs the half-words: the default. A matrix larger than L2
  *        takes 128 x 128 tiles, whose 256-byte pieces of rows of `in` and
@@ -71,32 +108,40 @@ using tile_128x128 = tile16<128, 128, Lines>;
  *        64 x 128 tiles, twice as many blocks, or 64 x 64 below one wave of
  *        those. Where rows of `out` do not start on sectors, the sector runs,
  *        which shift every run to start on one, write whole sectors instead.
- *        @p Lines: whether the loads ask L2 for whole lines.
+ *        @p rule: when the loads ask L2 for whole lines.
  */
-template <bool Lines>
-static size_t launch_prmt_loads(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
+                             cudaStream_t stream)
 {
-    using runs = runs_144<Lines>;
-    if (!t16_out_rows_on_sectors(out, rows))
-        return transpose16_runs_launch<runs>(in, out, rows, cols, stream);
+    if (!t16_out_rows_on_sectors(out, rows)) {
+        if (lines_for(rule, rows, T16R_COLS))
+            return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
+        return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
+    }
     if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
-        return transpose16_launch<tile_128x128<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
+        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, 128), in, out, rows, cols, stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
-    if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<Lines>, T16_PRMT>()))
-        return transpose16_launch<tile_64x64<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
-    return transpose16_launch<tile_64x128<Lines>, T16_PRMT, runs>(in, out, rows, cols, stream);
+    if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<>, T16_PRMT>()))
+        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, 64), in, out, rows, cols, stream);
+    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, 128), in, out, rows, cols, stream);
 }
 
-/** @brief The default: the PRMT store, its loads asking L2 for whole 128-byte lines. */
+/** @brief The default: the PRMT store, its loads asking for whole lines where the tile beside reuses them. */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_loads<true>(in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_WHERE_REUSED, in, out, rows, cols, stream);
+}
+
+/** @brief The default with loads that ask L2 for whole lines on every shape. */
+static size_t launch_prmt_lines(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_prmt_by(LINES_ALWAYS, in, out, rows, cols, stream);
 }
 
 /** @brief The default with loads that ask L2 for their sectors only. */
 static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_loads<false>(in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_NEVER, in, out, rows, cols, stream);
 }
 
 /** @brief The float32 design ported: one 2-byte shared load per element. */
@@ -174,6 +219,8 @@ static const kernel_variant variants[] = {
               launch_runs),
     variant16("runs_128", "sector runs of 128 elements on every shape: fewer loads in flight than runs of 144",
               launch_runs_128),
+    variant16("prmt_lines", "the default with loads that ask L2 for whole 128-byte lines on every shape",
+              launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
               launch_prmt_sectors),
 };
