@@ -309,9 +309,9 @@ def plan_covers_templates(plan: pd.DataFrame | None = None) -> list[str]:
         shape = arguments.get("shape")
         shown = f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items() if k != 'metrics')})"
         steps = [s for s in str(arguments.get("steps") or arguments.get("step") or "").split(",") if s]
+        wanted_kernels = str(arguments.get("kernel") or arguments.get("variant") or "").split(",")
         for step in steps:
-            kernel = arguments.get("kernel") or arguments.get("variant")
-            if not covers(plan, arguments, step, kernel):
+            if not all(covers(plan, arguments, step, kernel or None) for kernel in wanted_kernels):
                 problems.append(f"{where}: {shown}: the plan profiles no step {step} at {shape} with that")
         if name == "profile" and arguments.get("baselines") in ("yes", True) and steps:
             rows = plan[(plan["step"] == steps[-1]) & (plan["shape"] == shape) & (plan["baselines"] == "yes")]

@@ -188,6 +188,14 @@ def test_a_plan_without_a_row_a_template_needs_is_caught():
     assert problems and all("step 12 at 16384x16384" in p and "12_tma.md.j2" in p for p in problems)
 
 
+def test_a_plan_that_profiles_one_of_two_listed_variants_is_caught():
+    plan = profile.read_plan()
+    planted = plan[~((plan["step"] == "13") & (plan["shape"] == "100000x1000") & (plan["variant"] == "prmt_sectors"))]
+    assert len(planted) == len(plan) - 1
+    problems = profile.plan_covers_templates(planted)
+    assert problems and all("step 13 at 100000x1000" in p and "13_bf16.md.j2" in p for p in problems)
+
+
 def test_a_plan_without_the_peers_a_template_shows_is_caught():
     plan = profile.read_plan()
     planted = plan[~((plan["step"] == "") & (plan["shape"] == "12800x1280"))]
