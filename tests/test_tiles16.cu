@@ -10,6 +10,7 @@
  *   and the shuffles are played from their PTX definitions, lane by lane.
  * - The default's rule: fewer than one wave of tiles take 64 x 64 tiles.
  * - The default's rule: the 16-byte kernel only where rows of `out` start on sectors.
+ * - The default's rule: loads ask L2 for whole lines where a column of tiles fits in a quarter of L2.
  * - The sector runs of 2-byte elements, at every run length, on shapes of
  *   any size, with the input and the output at several 2-byte alignments.
  *   What each tile of rows 1 and up writes into a row of `out` must start
@@ -268,10 +269,23 @@ static void check_sector_rows(void)
            "sector rows: 3008 rows at a 32-byte boundary start on sectors; 3000 rows, or 16 bytes past it, do not");
 }
 
+/** @brief The default's rule: lines where a column of tiles, `in` and `out`, fits in a quarter of L2. */
+static void check_lines_reused(void)
+{
+    const size_t mib = 1 << 20;
+    report(t16_lines_reused(25600, 128, 50 * mib) && !t16_lines_reused(25601, 128, 50 * mib),
+           "lines: 128-column tiles on an L2 of 50 MiB up to 25600 rows, not 25601");
+    report(t16_lines_reused(30720, 128, 60 * mib) && !t16_lines_reused(30721, 128, 60 * mib),
+           "lines: 128-column tiles on an L2 of 60 MiB up to 30720 rows, not 30721");
+    report(t16_lines_reused(51200, T16R_COLS, 50 * mib) && !t16_lines_reused(51201, T16R_COLS, 50 * mib),
+           "lines: runs of 64 columns on an L2 of 50 MiB up to 51200 rows, not 51201");
+}
+
 int main(void)
 {
     check_one_wave();
     check_sector_rows();
+    check_lines_reused();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups

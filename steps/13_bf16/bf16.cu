@@ -40,7 +40,7 @@
 /*
  * The kernels of the step load `in` asking L2 for whole 128-byte lines
  * (Lines = true, t16_fetch()). The default asks only where the tile beside
- * reuses them in time (lines_reused()); `prmt_lines` asks on every shape
+ * reuses them in time (t16_lines_reused()); `prmt_lines` asks on every shape
  * and `prmt_sectors` on none, which shows what the hint is worth.
  */
 
@@ -69,26 +69,12 @@ using tile_128x128 = tile16<128, 128, Lines>;
 /** When the loads of `in` ask L2 for whole 128-byte lines (t16_fetch()). */
 enum lines_rule { LINES_NEVER, LINES_ALWAYS, LINES_WHERE_REUSED };
 
-/**
- * @brief Whether lines pay for tiles @p tile_cols wide on a matrix of
- *        @p rows rows. A tile's piece of a row of `in` that starts inside a
- *        line leaves the rest of that line to the tile beside it, which
- *        comes one column of tiles later: tiles go down a column first. In
- *        between, that column's pieces of `in` and of `out` pass through L2.
- *        Where they fill more than a quarter of it, the line is gone before
- *        its neighbour asks, and fetching it whole only added DRAM reads
- *        (appendix 13, "Whole lines from L2", measures where that begins).
- */
-static bool lines_reused(size_t rows, unsigned tile_cols)
-{
-    const size_t column_bytes = 2 * rows * tile_cols * sizeof(uint16_t);
-    return column_bytes <= t16_l2_bytes() / 4;
-}
-
 /** @brief Whether @p rule asks for lines on tiles @p tile_cols wide. */
 static bool lines_for(lines_rule rule, size_t rows, unsigned tile_cols)
 {
-    return rule == LINES_ALWAYS || (rule == LINES_WHERE_REUSED && lines_reused(rows, tile_cols));
+    if (rule == LINES_WHERE_REUSED)
+        return t16_lines_reused(rows, tile_cols, t16_l2_bytes());
+    return rule == LINES_ALWAYS;
 }
 
 /** @brief The PRMT kernel on @p TileOf tiles (runs where rows are not whole chunks), with or without lines. */

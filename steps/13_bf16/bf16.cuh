@@ -736,6 +736,20 @@ static __host__ __device__ __forceinline__ bool t16_fewer_than_one_wave(size_t t
     return tiles < resident;
 }
 
+/**
+ * @brief True where the rest of a line that one tile's loads fetched whole
+ *        is still in an L2 of @p l2_bytes when the tile beside reads it.
+ *        Tiles go down a column first, so the tile beside comes one column
+ *        of tiles later; in between, that column's pieces of `in` and `out`
+ *        (@p rows x @p tile_cols elements each) pass through L2. Lines pay
+ *        where those fill at most a quarter of it (appendix 13 measures it).
+ */
+static __host__ __device__ __forceinline__ bool t16_lines_reused(size_t rows, unsigned tile_cols, size_t l2_bytes)
+{
+    const size_t column_bytes = 2 * rows * tile_cols * sizeof(uint16_t);
+    return column_bytes <= l2_bytes / 4;
+}
+
 /** @brief Launch @p Store's 16-byte kernel where rows are whole chunks, the runs kernel elsewhere. */
 template <class Tile, t16_store Store, class Runs>
 static inline size_t transpose16_launch(const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
