@@ -105,11 +105,12 @@ static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out,
         return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
     }
     if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
-        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, 128), in, out, rows, cols, stream);
+        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, tile_128x128<>::cols), in, out, rows, cols,
+                                               stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
     if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<>, T16_PRMT>()))
-        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, 64), in, out, rows, cols, stream);
-    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, 128), in, out, rows, cols, stream);
+        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, tile_64x64<>::cols), in, out, rows, cols, stream);
+    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, tile_64x128<>::cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default: the PRMT store, its loads asking for whole lines where the tile beside reuses them. */
