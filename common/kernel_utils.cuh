@@ -90,6 +90,25 @@ static inline dim3 grid_for_tiles(size_t tiles_x, size_t tiles_y)
     return grid;
 }
 
+/**
+ * @brief When loads of `in` ask L2 for more than the sectors they read
+ *        (steps 12 and 13): never, always, or where lines_reused() holds.
+ */
+enum lines_rule { LINES_NEVER, LINES_ALWAYS, LINES_WHERE_REUSED };
+
+/**
+ * @brief True where the rest of a block that one tile's loads fetched
+ *        whole is still in an L2 of @p l2_bytes when the tile beside reads
+ *        it. Tiles go down a column first, so the tile beside comes one
+ *        column of tiles later; in between, that column's pieces of `in` and
+ *        `out` (@p column_bytes together) pass through L2. Whole blocks pay
+ *        where those fill at most a quarter of it (appendices 12 and 13).
+ */
+static inline __host__ __device__ bool lines_reused(size_t column_bytes, size_t l2_bytes)
+{
+    return column_bytes <= l2_bytes / 4;
+}
+
 /** @brief True when @p p may be read or written as a float4 (16-byte aligned). */
 static inline __host__ __device__ bool is_aligned_16(const void *p)
 {

@@ -7,7 +7,7 @@
     python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
-    python3 -m lab.bench --study lines         step 13's rule for the L2 line hint on tall matrices -> <gpu>-lines.csv
+    python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -63,6 +63,12 @@ RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
                 "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000")
 LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
+# float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
+# takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits
+# in a quarter of L2: 25600 rows on the H100, 30720 on the H200 (28001 falls between).
+F32_LINES_SHAPES = ("10007x7919,16385x16383,20001x20001,25001x25001,28001x20001,32001x16001,40001x10001,"
+                    "60001x6001,100001x1001")
+F32_LINES_RUNS = (("12", "answer"), ("12", "answer_lines"), ("12", "answer_sectors"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
@@ -91,7 +97,8 @@ def planned_runs(args) -> list[Run]:
     if args.study == "runs":
         return [Run(f"step{s}-{v}", s, RUNS_SHAPES, ("--variant", v)) for s, v in RUNS_RUNS]
     if args.study == "lines":
-        return [Run(f"step{s}-{v}", s, LINES_SHAPES, ("--variant", v)) for s, v in LINES_RUNS]
+        return [Run(f"step{s}-{v}", s, shapes, ("--variant", v))
+                for runs, shapes in ((LINES_RUNS, LINES_SHAPES), (F32_LINES_RUNS, F32_LINES_SHAPES)) for s, v in runs]
     if args.study == "timing":
         answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]

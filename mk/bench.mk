@@ -6,7 +6,7 @@
 #   make narrow-study           step 12's rule on matrices narrower than a tile
 #   make pitch-study            step 12's rule on the pitch of out's rows: its alignment, powers of two
 #   make runs-study            step 12's choice of run length on odd matrices of few rows or columns
-#   make lines-study            step 13's rule for the L2 line hint on tall bf16 matrices
+#   make lines-study            steps 12 and 13's rule for the L2 line hint on tall matrices
 #   make timing-study           the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
@@ -36,7 +36,7 @@ pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, st
 runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 96 floats and step 12's answer on odd matrices of few rows or columns -> docs/results/<gpu>-runs.csv
 	@python3 -m lab.bench --study runs --build '$(BUILD)' $(bench_gpu)
 
-lines-study: $(BUILD)/step13 ## time step 13's default beside its loads asking L2 for whole lines always and never, on bf16 matrices of 10000-100001 rows -> docs/results/<gpu>-lines.csv
+lines-study: $(BUILD)/step12 $(BUILD)/step13 ## time the defaults of steps 12 (float32) and 13 (bf16) beside their loads asking L2 for whole lines always and never, on matrices of 10000-100001 rows -> docs/results/<gpu>-lines.csv
 	@python3 -m lab.bench --study lines --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv

@@ -109,25 +109,31 @@ def trailing_shapes(frame: pd.DataFrame, ours: str = "12", others: tuple[str, ..
     return [s.removesuffix("+0") for s in best.index if s not in ours_times.index or slower[s]]
 
 
-LINES_RULE = {"ours": "13 prmt", "others": ("13 prmt_lines", "13 prmt_sectors")}
+# The lines study's two rules: the kernel each step's default picks, and the loads always and never asking for lines.
+LINES_RULES = {"13": {"ours": "13 prmt", "others": ("13 prmt_lines", "13 prmt_sectors")},
+               "12": {"ours": "12 answer", "others": ("12 answer_lines", "12 answer_sectors")}}
+# A tall shape of each, where lines cost several points on both GPUs.
+LINES_PLANT = {"13": "100000x1000", "12": "100001x1001"}
 
 
+@pytest.mark.parametrize("step", sorted(LINES_RULES))
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
-def test_step_13_asks_for_lines_where_they_pay_at_every_shape_of_the_lines_study(study):
-    trailing = trailing_shapes(results.load(study, "bench"), **LINES_RULE)
-    assert trailing == [], f"{rel(study)}: step 13's default is more than 2 % slower at {' '.join(trailing)}"
+def test_the_default_asks_for_lines_where_they_pay_at_every_shape_of_the_lines_study(study, step):
+    trailing = trailing_shapes(results.load(study, "bench"), **LINES_RULES[step])
+    assert trailing == [], f"{rel(study)}: step {step}'s default is more than 2 % slower at {' '.join(trailing)}"
 
 
+@pytest.mark.parametrize("step", sorted(LINES_RULES))
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
-@pytest.mark.parametrize("shape", ["100000x1000"])
-def test_a_lines_study_where_step_13_takes_the_slower_loads_is_caught(study, shape):
-    frame = results.load(study, "bench")
+def test_a_lines_study_where_the_default_takes_the_slower_loads_is_caught(study, step):
+    frame, shape, rule = results.load(study, "bench"), LINES_PLANT[step], LINES_RULES[step]
     at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
-    default = at & (frame["kernel"] == "prmt")
-    others = frame[at & frame["kernel"].isin(["prmt_lines", "prmt_sectors"])]
+    named = frame["step"] + " " + frame["kernel"]
+    default = at & (named == rule["ours"])
+    others = frame[at & named.isin(rule["others"])]
     assert default.sum() == 1
     frame.loc[default, ["min_ms", "median_ms"]] = others[["min_ms", "median_ms"]].max().to_numpy()
-    assert trailing_shapes(frame, **LINES_RULE) == [shape]
+    assert trailing_shapes(frame, **rule) == [shape]
 
 
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",
@@ -269,22 +275,29 @@ def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caugh
     assert sass.run(["--check", "--build", str(sm_90_build())]) == 1
 
 
-def line_hint_mismatches(summary: pd.DataFrame) -> list[str]:
-    """Step 13's kernels whose 16-byte loads disagree with appendix 13: those built with Lines = true (`, true>` in
-    the name) load with LDG.E.LTC128B (ld.global.nc.L2::128B), the others (prmt_sectors's) without."""
-    rows = summary[(summary["step"] == "13") & summary["instruction"].str.match(r"LDG\.E\.(LTC128B\.)?128")]
+# The fetch hint of each step's line-asking loads: step 12's sector runs (256 bytes), step 13 (128 bytes).
+LINE_HINTS = {"12": "LTC256B", "13": "LTC128B"}
+
+
+def line_hint_mismatches(summary: pd.DataFrame, step: str) -> list[str]:
+    """The step's kernels whose 16-byte loads disagree with its appendix: those built with Lines = true (`, true>`
+    in the name) load with the step's hint (LDG.E.LTC128B for ld.global.nc.L2::128B), the others without."""
+    hint = LINE_HINTS[step]
+    rows = summary[(summary["step"] == step) & summary["instruction"].str.match(rf"LDG\.E\.({hint}\.)?128")]
     return [kernel for kernel, own in rows.groupby("kernel")
-            if (", true>" in kernel) != own["instruction"].str.contains("LTC128B").any()]
+            if (", true>" in kernel) != own["instruction"].str.contains(hint).any()]
 
 
-def test_step13_loads_ask_l2_for_whole_lines_where_the_appendix_says_and_a_swap_is_caught():
+@pytest.mark.parametrize("step", sorted(LINE_HINTS))
+def test_loads_ask_l2_for_whole_lines_where_the_appendix_says_and_a_swap_is_caught(step):
     committed = pd.read_csv(schema.RESULTS / "sass-sm_90.csv", dtype=str, keep_default_na=False)
-    assert line_hint_mismatches(committed) == []
-    step13 = committed[committed["step"] == "13"]["kernel"]
-    assert step13.str.contains(", true>").any() and step13.str.contains(", false>").any()
+    assert line_hint_mismatches(committed, step) == []
+    kernels = committed[committed["step"] == step]["kernel"]
+    assert kernels.str.contains(", true>").any() and kernels.str.contains(", false>").any()
     swapped = committed.copy()
-    swapped["instruction"] = swapped["instruction"].str.replace("LDG.E.LTC128B.128", "LDG.E.128", regex=False)
-    assert line_hint_mismatches(swapped), "a summary without the hint must disagree with the appendix"
+    swapped["instruction"] = swapped["instruction"].str.replace(f"LDG.E.{LINE_HINTS[step]}.128", "LDG.E.128",
+                                                                regex=False)
+    assert line_hint_mismatches(swapped, step), "a summary without the hint must disagree with the appendix"
 
 
 # ------------------------------------------------------------------ limits of a write-up, and Doxygen markup

@@ -366,6 +366,21 @@ static void check_answer_gpu_named(void)
            "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");
 }
 
+/** @brief The answer's rule for lines on the sector runs: a column of tiles (rows x 512 bytes) in a quarter of L2. */
+static void check_answer_lines(void)
+{
+    const size_t mib = 1 << 20;
+    report(sr_lines_reused(25600, 50 * mib) && !sr_lines_reused(25601, 50 * mib),
+           "step 12 answer: lines on an L2 of 50 MiB up to 25600 rows, not 25601");
+    report(sr_lines_reused(30720, 60 * mib) && !sr_lines_reused(30721, 60 * mib),
+           "step 12 answer: lines on an L2 of 60 MiB up to 30720 rows, not 30721");
+    const answer_gpu h100 = answer_gpu_named("NVIDIA H100 80GB HBM3", 50 * mib);
+    report(answer_lines(LINES_WHERE_REUSED, 10007, h100) && !answer_lines(LINES_WHERE_REUSED, 100001, h100),
+           "step 12 answer: lines at 10007 rows on the H100, not at 100001");
+    report(answer_lines(LINES_ALWAYS, 100001, h100) && !answer_lines(LINES_NEVER, 10007, h100),
+           "step 12 answer: answer_lines always asks, answer_sectors never");
+}
+
 int main(void)
 {
     char name[160];
@@ -421,5 +436,6 @@ int main(void)
     check_pick_answer();
     check_answer_out_rows_fit();
     check_answer_gpu_named();
+    check_answer_lines();
     return failures ? 1 : 0;
 }

@@ -382,16 +382,17 @@ static inline size_t chunks_launch(const float *in, float *out, size_t rows, siz
  * other row a run straddles 9 sectors and shares two of them with the
  * tiles above and below; sector runs keep every sector whole
  * (docs/steps/11_any_shape.md measures both). @p Run is the length of
- * the sector runs: 64 floats, or SR_LONG_RUN.
+ * the sector runs: 64 floats, or SR_LONG_RUN; with @p Lines their loads
+ * ask L2 for lines (sr_fetch(), step 12's answer).
  */
-template <unsigned Run = SR_RUN>
+template <unsigned Run = SR_RUN, bool Lines = false>
 static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (vec4_fits(in, out, rows, cols))
         return chunks_launch_on<false>(in, out, rows, cols, stream);
     if (rows_are_whole_chunks(rows, cols))
         return chunks_launch_on<true>(in, out, rows, cols, stream);
-    return sector_runs_launch<Run>(in, out, rows, cols, stream);
+    return sector_runs_launch<Run, Lines>(in, out, rows, cols, stream);
 }
 
 #endif /* TRANSPOSE_ANY_SHAPE_CUH */

@@ -115,12 +115,50 @@ struct sr_chunk {
 };
 
 /**
+ * @brief Load the 16-byte chunk at @p p of `in`. With @p Lines, the load
+ *        asks L2 to fetch the aligned 256 bytes around it, two 128-byte
+ *        lines (`ld.global.nc.L2::256B`, LDG.E.LTC256B in the SASS);
+ *        without, the 32-byte sectors it reads.
+ *
+ * A tile's 17 chunks of a row of `in` start and end inside such lines,
+ * whose rest the tiles beside it read. Asked for sectors, L2 fetches those
+ * parts from DRAM one by one; asked for lines, it fetches them once, and
+ * the tile beside finds its part in L2 if it is still there
+ * (sr_lines_reused()). Step 13 asks for 128 bytes; here 256 led on the
+ * H100 (appendix 12).
+ */
+template <bool Lines>
+static __host__ __device__ __forceinline__ float4 sr_fetch(const float4 *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800   // the hint is PTX for sm_80 and newer
+    if (Lines) {
+        float4 v;
+        asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                     : "l"(p));
+        return v;
+    }
+#endif
+    return *p;
+}
+
+/**
+ * @brief lines_reused() for the sector runs on @p rows rows: one column of
+ *        tiles holds rows x 64 floats of `in` and of `out`, rows x 512 bytes
+ *        (a quarter of the H100's 50 MiB L2 at 25600 rows).
+ */
+static __host__ __device__ __forceinline__ bool sr_lines_reused(size_t rows, size_t l2_bytes)
+{
+    return lines_reused(2 * rows * TILE * sizeof(float), l2_bytes);
+}
+
+/**
  * @brief Start load @p p of thread @p tid: chunk k of tile row r, item
  *        `p * THREADS + tid` = r * 17 + k. The two chunks of the whole
  *        matrix that stick out of it are read float by float, straight
  *        into the tile.
  */
-template <unsigned Run>
+template <unsigned Run, bool Lines>
 static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, const float *in, size_t count,
                                                                   size_t cols, size_t row0, size_t col0,
                                                                   unsigned height, unsigned width, unsigned p,
@@ -141,7 +179,7 @@ static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, c
         return c;
     const size_t chunk = flat / 4 + k;
     if (chunk * 4 >= lead && chunk * 4 + 4 <= lead + count) {
-        c.value = chunks[chunk];   // LDG.E.128
+        c.value = sr_fetch<Lines>(&chunks[chunk]);   // LDG.E.128
         c.held = true;
         return c;
     }
@@ -161,7 +199,7 @@ static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, c
  *        aligned chunks that cover it, every float put at its own column.
  *        All of a thread's loads are issued before the first is stored.
  */
-template <unsigned Run>
+template <unsigned Run, bool Lines = false>
 static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const float *in, size_t rows, size_t cols,
                                                              size_t row0, size_t col0, unsigned width, unsigned tid)
 {
@@ -169,7 +207,7 @@ static __host__ __device__ __forceinline__ void sr_load_tile(float *tile, const 
     sr_chunk c[SR_LOAD_PASSES(Run)];
 UNROLL_ON_DEVICE
     for (unsigned p = 0; p < SR_LOAD_PASSES(Run); ++p)
-        c[p] = sr_load_chunk<Run>(tile, in, rows * cols, cols, row0, col0, height, width, p, tid);
+        c[p] = sr_load_chunk<Run, Lines>(tile, in, rows * cols, cols, row0, col0, height, width, p, tid);
 UNROLL_ON_DEVICE
     for (unsigned p = 0; p < SR_LOAD_PASSES(Run); ++p) {
         if (!c[p].held)
@@ -233,7 +271,7 @@ static __host__ __device__ __forceinline__ void sr_tile(size_t t, size_t tiles_y
  *        sector boundaries, in column-major tile order: 16-byte loads,
  *        4-byte stores. Valid for rows, cols >= 2.
  */
-template <unsigned Run>
+template <unsigned Run, bool Lines>
 static __global__ void __launch_bounds__(THREADS, SR_BLOCKS_PER_SM(Run))
 transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -245,22 +283,25 @@ transpose_sector_runs(const float *__restrict__ in, float *__restrict__ out, siz
         size_t row0, col0;
         sr_tile<Run>(t, tiles_y, &row0, &col0);
         const unsigned width = tile_extent(cols, col0);
-        sr_load_tile<Run>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        sr_load_tile<Run, Lines>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
         sr_store_tile<Run>(tile, out, rows, lead, row0, col0, width, threadIdx.x);
         __syncthreads();   // everyone is done reading before the next tile overwrites it
     }
 }
 
-/** @brief One block per tile of runs of @p Run floats, a clamped 1-D grid; vectors are copied. */
-template <unsigned Run = SR_RUN>
+/**
+ * @brief One block per tile of runs of @p Run floats, a clamped 1-D grid;
+ *        vectors are copied. @p Lines: the loads ask L2 for lines (sr_fetch()).
+ */
+template <unsigned Run = SR_RUN, bool Lines = false>
 static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Run) * ceil_div(cols, TILE), 1);
-    transpose_sector_runs<Run><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_sector_runs<Run, Lines><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

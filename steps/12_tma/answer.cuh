@@ -17,6 +17,12 @@
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
  *
+ * Where step 11's sector runs run, their loads ask L2 for the 256 bytes
+ * around each chunk if one column of tiles, `in` and `out`, fits in a
+ * quarter of L2 (sr_lines_reused(): up to 25600 rows on the H100); then
+ * the tile beside, one column later, finds the rest of its lines in L2
+ * (`make lines-study`, appendix 12).
+ *
  * Why each row: on a matrix with few rows, a sector run covers a few
  * floats and its bookkeeping costs more than the split sectors it saves.
  * On a matrix with few columns, each tile of step 09's row-wise grid is
@@ -166,20 +172,43 @@ static inline answer_gpu answer_gpu_here(void)
     return gpu;
 }
 
-/** @brief Run the kernel pick_answer() names for this shape on this GPU. */
-static inline size_t answer_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+/** @brief Whether @p rule asks for lines on @p rows rows of @p gpu (sr_lines_reused()). */
+static inline bool answer_lines(lines_rule rule, size_t rows, answer_gpu gpu)
+{
+    if (rule == LINES_WHERE_REUSED)
+        return sr_lines_reused(rows, gpu.l2_bytes);
+    return rule == LINES_ALWAYS;
+}
+
+/** @brief Step 11's default with runs of @p Run floats, its loads asking for lines if @p lines. */
+template <unsigned Run>
+static inline size_t answer_runs_launch(bool lines, const float *in, float *out, size_t rows, size_t cols,
+                                        cudaStream_t stream)
+{
+    if (lines)
+        return any_shape_launch<Run, true>(in, out, rows, cols, stream);
+    return any_shape_launch<Run, false>(in, out, rows, cols, stream);
+}
+
+/**
+ * @brief Run the kernel pick_answer() names for this shape on this GPU;
+ *        @p rule: when step 11's sector runs ask L2 for lines.
+ */
+static inline size_t answer_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream,
+                                   lines_rule rule = LINES_WHERE_REUSED)
 {
     const bool vec4 = vec4_fits(in, out, rows, cols), out_fits = answer_out_rows_fit(out, rows);
-    switch (pick_answer(rows, cols, vec4, out_fits, answer_gpu_here())) {
+    const answer_gpu gpu = answer_gpu_here();
+    switch (pick_answer(rows, cols, vec4, out_fits, gpu)) {
     case ANSWER_CHUNKS:
         return chunks_launch(in, out, rows, cols, stream);
     case ANSWER_SHARED64:
         return shared64_launch(in, out, rows, cols, true, stream);
     case ANSWER_LONG_RUNS:
-        return any_shape_launch<SR_LONG_RUN>(in, out, rows, cols, stream);
+        return answer_runs_launch<SR_LONG_RUN>(answer_lines(rule, rows, gpu), in, out, rows, cols, stream);
     case ANSWER_ANY_SHAPE:
     default:
-        return any_shape_launch(in, out, rows, cols, stream);
+        return answer_runs_launch<SR_RUN>(answer_lines(rule, rows, gpu), in, out, rows, cols, stream);
     }
 }
 

@@ -7,10 +7,10 @@
  * Step 10's threads spend instructions on every 16-byte load. On compute
  * capability 9.0 one thread can instead hand the TMA unit a *tensor map*
  * (the matrix's shape and pitch) and a tile's coordinates; the unit copies
- * the 64x32 boxes into shared memory, zero-fills what lies outside the
- * matrix, swizzles them and signals an mbarrier. A persistent block keeps
- * TMA_STAGES tiles in flight while its threads write out the oldest with
- * step 10's 4x4 register transpose: more bytes in flight than step 10's.
+ * the 64x32 boxes into shared memory, zero-fills what lies outside, swizzles
+ * them and signals an mbarrier. A persistent block keeps
+ * TMA_STAGES tiles in flight while its threads write out the oldest:
+ * more bytes in flight than step 10's.
  *
  * ## What changed since step 11
  * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
@@ -19,13 +19,13 @@
  * ## The answer
  * The default, `answer` (answer.cuh), is what the measurements leave:
  * step 09's kernel on aligned matrices with rows of `out` on 64 bytes,
- * up to a size measured per GPU (answer_tuning.h); step 09's or the
- * chunk kernel on matrices thinner than a tile; step 11's elsewhere. No
- * TMA.
+ * up to a size measured per GPU; step 09's or the chunk kernel on
+ * matrices thinner than a tile; step 11's elsewhere, its
+ * sector runs asking L2 for lines where the tile beside reuses them. No TMA.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
- * capability 9.0 (elsewhere they are reported as SKIP).
+ * capability 9.0 (elsewhere: SKIP).
  *
  * ## Build and run
  *
@@ -159,6 +159,18 @@ static size_t launch_answer(const float *in, float *out, size_t rows, size_t col
     return answer_launch(in, out, rows, cols, stream);
 }
 
+/** @brief The answer with step 11's sector runs asking L2 for lines on every shape. */
+static size_t launch_answer_lines(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return answer_launch(in, out, rows, cols, stream, LINES_ALWAYS);
+}
+
+/** @brief The answer with step 11's sector runs asking L2 for sectors alone on every shape. */
+static size_t launch_answer_sectors(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return answer_launch(in, out, rows, cols, stream, LINES_NEVER);
+}
+
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
     {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (steps/12_tma/answer.cuh)",
@@ -167,6 +179,10 @@ static const kernel_variant variants[] = {
      launch_tma, 90},
     {"one_stage", "TMA with one tile in flight per block: the control for what the pipeline adds",
      launch_one_stage, 90},
+    {"answer_lines", "the answer, its sector runs asking L2 for whole lines on every shape (the default: where "
+     "the tile beside reuses them)", launch_answer_lines, ANY_GPU},
+    {"answer_sectors", "the answer, its sector runs asking L2 for the sectors they read alone", launch_answer_sectors,
+     ANY_GPU},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)

@@ -66,10 +66,7 @@ using tile_128x64 = tile16<128, 64, true>;
 template <bool Lines = true>
 using tile_128x128 = tile16<128, 128, Lines>;
 
-/** When the loads of `in` ask L2 for whole 128-byte lines (t16_fetch()). */
-enum lines_rule { LINES_NEVER, LINES_ALWAYS, LINES_WHERE_REUSED };
-
-/** @brief Whether @p rule asks for lines on tiles @p tile_cols wide. */
+/** @brief Whether @p rule (kernel_utils.cuh) asks for lines on tiles @p tile_cols wide. */
 static bool lines_for(lines_rule rule, size_t rows, unsigned tile_cols)
 {
     if (rule == LINES_WHERE_REUSED)

@@ -737,17 +737,12 @@ static __host__ __device__ __forceinline__ bool t16_fewer_than_one_wave(size_t t
 }
 
 /**
- * @brief True where the rest of a line that one tile's loads fetched whole
- *        is still in an L2 of @p l2_bytes when the tile beside reads it.
- *        Tiles go down a column first, so the tile beside comes one column
- *        of tiles later; in between, that column's pieces of `in` and `out`
- *        (@p rows x @p tile_cols elements each) pass through L2. Lines pay
- *        where those fill at most a quarter of it (appendix 13 measures it).
+ * @brief lines_reused() for tiles @p tile_cols wide on @p rows rows: one
+ *        column of tiles holds rows x tile_cols elements of `in` and of `out`.
  */
 static __host__ __device__ __forceinline__ bool t16_lines_reused(size_t rows, unsigned tile_cols, size_t l2_bytes)
 {
-    const size_t column_bytes = 2 * rows * tile_cols * sizeof(uint16_t);
-    return column_bytes <= l2_bytes / 4;
+    return lines_reused(2 * rows * tile_cols * sizeof(uint16_t), l2_bytes);
 }
 
 /** @brief Launch @p Store's 16-byte kernel where rows are whole chunks, the runs kernel elsewhere. */
