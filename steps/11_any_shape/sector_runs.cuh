@@ -124,8 +124,9 @@ struct sr_chunk {
  * whose rest the tiles beside it read. Asked for sectors, L2 fetches those
  * parts from DRAM one by one; asked for lines, it fetches them once, and
  * the tile beside finds its part in L2 if it is still there
- * (sr_lines_reused()). Step 13 asks for 128 bytes; here 256 led on the
- * H100 (appendix 12).
+ * (sr_lines_reused()). Step 13 asks for 128 bytes; a float32 piece is
+ * 17 chunks, 272 bytes from a 16-byte boundary, and the two aligned
+ * 256-byte blocks around it always cover it.
  */
 template <bool Lines>
 static __host__ __device__ __forceinline__ float4 sr_fetch(const float4 *p)
@@ -134,8 +135,8 @@ static __host__ __device__ __forceinline__ float4 sr_fetch(const float4 *p)
     if (Lines) {
         float4 v;
         asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                     : "l"(p));
+            : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+            : "l"(p));
         return v;
     }
 #endif
@@ -179,7 +180,7 @@ static __host__ __device__ __forceinline__ sr_chunk sr_load_chunk(float *tile, c
         return c;
     const size_t chunk = flat / 4 + k;
     if (chunk * 4 >= lead && chunk * 4 + 4 <= lead + count) {
-        c.value = sr_fetch<Lines>(&chunks[chunk]);   // LDG.E.128
+        c.value = sr_fetch<Lines>(&chunks[chunk]);   // LDG.E.128 (LDG.E.LTC256B.128 with Lines)
         c.held = true;
         return c;
     }
