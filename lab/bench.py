@@ -4,7 +4,7 @@
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
-    python3 -m lab.bench --study narrow        step 12's rule on matrices narrower than a tile -> <gpu>-narrow.csv
+    python3 -m lab.bench --study narrow        step 12's rule on matrices of 2-63 rows or columns -> <gpu>-narrow.csv
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
     python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
@@ -36,11 +36,12 @@ import pandas as pd
 
 from lab import machine, results, schema, shapes
 
-# About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide. Step 12's
-# answer runs step 09's launch or step 11's chunk kernel there: the study times all three.
-NARROW_SHAPES = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
+# About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide, then the same 2 to 63 rows high.
+# Step 12's answer runs step 09's launch, step 11's chunk kernel or step 11's slabs there: the study times all.
+NARROW_WIDTHS = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
-NARROW_RUNS = (("09", "vec4"), ("11", "chunks"), ("12", "answer"))
+NARROW_SHAPES = NARROW_WIDTHS + "," + ",".join("x".join(reversed(s.split("x"))) for s in NARROW_WIDTHS.split(","))
+NARROW_RUNS = (("09", "vec4"), ("11", "chunks"), ("11", "slabs"), ("12", "answer"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
 # L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
 # of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's
@@ -91,7 +92,7 @@ class Run:
 
 def planned_runs(args) -> list[Run]:
     if args.study == "narrow":
-        return [Run(f"step{s}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
+        return [Run(f"step{s}-{v}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
     if args.study == "pitch":
         return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
     if args.study == "runs":

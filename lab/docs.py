@@ -92,14 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if an output is out of date")
     parser.add_argument("templates", nargs="*", type=Path, help="*.md.j2 files (default: all of them)")
     args = parser.parse_args(argv)
-    gpu, out_of_date = front_page_gpu(), 0
+    gpu, out_of_date, failed = front_page_gpu(), 0, 0
     for template in [t.resolve() for t in args.templates] or templates():
         output = output_of(template)
         try:
             where = stale(template, gpu)
-        except RenderError as err:
+        except RenderError as err:   # say so, and go on with the other pages
             machine.say(f"lab.docs: {err}")
-            return 2
+            failed += 1
+            continue
         if where is None:
             continue
         out_of_date += 1
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             output.write_text(render(environment(root_of(template)), template, gpu))
             machine.say(f"lab.docs: wrote {shown}")
-    return 1 if args.check and out_of_date else 0
+    return 2 if failed else 1 if args.check and out_of_date else 0
 
 
 if __name__ == "__main__":

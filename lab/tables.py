@@ -103,6 +103,14 @@ def variants_defined(step: str) -> frozenset:
     return frozenset(re.findall(r'^\s*(?:\{|variant16\(\s*)"(\w+)",', text, flags=re.M))
 
 
+@functools.cache
+def defined_default(step: str) -> str | None:
+    """The first variant the step's .cu file defines: its default (None if the file defines none)."""
+    text = "".join(cu.read_text() for cu in sorted(ROOT.glob(f"steps/{step}_*/*.cu")))
+    found = re.search(r'^\s*(?:\{|variant16\(\s*)"(\w+)",', text, flags=re.M)
+    return found.group(1) if found else None
+
+
 def kernels(run: pd.DataFrame) -> pd.DataFrame:
     """The program's own kernels, in the order it printed them, less those its step no longer defines."""
     own = run[run["role"] == "kernel"]
@@ -253,8 +261,9 @@ def kernel_label(row: pd.Series, default: str) -> str:
 
 
 def labelled_rows(run: pd.DataFrame) -> list[tuple[str, pd.Series]]:
-    """(label, row) of a run's kernels, its default first, then of its bounds."""
-    default = default_kernel(run)["kernel"]
+    """(label, row) of a run's kernels, its default first, then of its bounds. A run of a study that timed
+    other variants alone (--variant) names them after the step's default all the same."""
+    default = defined_default(run["step"].iloc[0]) or default_kernel(run)["kernel"]
     rows = pd.concat([kernels(run), run[run["role"] == "bound"]])
     return [(kernel_label(row, default), row) for _, row in rows.iterrows()]
 

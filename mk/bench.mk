@@ -3,7 +3,7 @@
 #   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05"] [BENCH_ARGS="--reps 50"]
 #   make bench RESUME=1         go on with a sweep that was cut short
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
-#   make narrow-study           step 12's rule on matrices narrower than a tile
+#   make narrow-study           step 12's rule on matrices narrower or flatter than a tile
 #   make pitch-study            step 12's rule on the pitch of out's rows: its alignment, powers of two
 #   make runs-study            step 12's choice of run length on odd matrices of few rows or columns
 #   make lines-study            steps 12 and 13's rule for the L2 line hint on tall matrices
@@ -27,7 +27,7 @@ bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape
 	    $(if $(STEPS),--steps '$(STEPS)') $(if $(RERUN),--rerun '$(RERUN)') \
 	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
 
-narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and step 12's answer on matrices of 2-63 columns -> docs/results/<gpu>-narrow.csv
+narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and slabs and step 12's answer on matrices of 2-63 columns or rows -> docs/results/<gpu>-narrow.csv
 	@python3 -m lab.bench --study narrow --build '$(BUILD)' $(bench_gpu)
 
 pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes or are a power of two bytes apart -> docs/results/<gpu>-pitch.csv

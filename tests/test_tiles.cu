@@ -33,6 +33,7 @@
 #include "steps/12_tma/answer.cuh"
 #include "steps/11_any_shape/any_shape.cuh"
 #include "steps/11_any_shape/sector_runs.cuh"
+#include "steps/11_any_shape/slabs.cuh"
 #include "steps/12_tma/tma_tile.cuh"
 #include "tests/guard_page.h"
 
@@ -268,6 +269,79 @@ static bool check_tma_store(size_t rows, size_t cols)
     return ok;
 }
 
+/**
+ * @brief Play every slab of step 11's slabs kernel on a @p rows x @p cols
+ *        matrix, thread by thread: `in` ends right before a guard page, so
+ *        no read may leave it; every element of `out` is written with its
+ *        value, once, by the slab that holds it, and nothing around `out`.
+ */
+template <bool FewRows>
+static bool check_slabs(size_t rows, size_t cols)
+{
+    const size_t count = rows * cols, len = FewRows ? cols : rows;
+    const unsigned n = slab_width<float>((unsigned)(FewRows ? rows : cols));
+    guarded in_mem = guarded_alloc_bytes(count * sizeof(float));
+    float *in = (float *)in_mem.data;
+    for (size_t i = 0; i < count; ++i)
+        in[i] = value_of(i);
+    std::vector<float> out_mem(count + 2), slab(SLAB_SMEM(float));
+    float *out = out_mem.data() + 1;
+    poison(out_mem.data(), out_mem.size());
+    bool ok = n >= SLAB_WIDTH_STEP;
+    for (size_t b = 0; b < ceil_div(len, n) && ok; ++b) {
+        poison(slab.data(), slab.size());
+        for (unsigned tid = 0; tid < THREADS; ++tid)
+            slab_load<float, FewRows>(slab.data(), in, rows, cols, n, b, tid);
+        for (unsigned tid = 0; tid < THREADS; ++tid)
+            slab_store<float, FewRows>(slab.data(), out, rows, cols, n, b, tid);
+        // Slab b's elements are right, and none of a later slab is written yet.
+        for (size_t c = 0; c < cols && ok; ++c)
+            for (size_t r = 0; r < rows && ok; ++r) {
+                const size_t owner = (FewRows ? c : r) / n;
+                const float got = out[c * rows + r];
+                ok = owner <= b ? got == value_of(r * cols + c) : isnan(got);
+            }
+    }
+    return ok && isnan(out_mem.front()) && isnan(out_mem.back());
+}
+
+/** @brief The slab walk is a division: thread t's k-th step is at ((t + k * THREADS) / n, (t + k * THREADS) % n). */
+static void check_slab_walk(void)
+{
+    bool ok = true;
+    for (unsigned n = 1; n <= 4096 && ok; n += n < 70 ? 1 : 97)
+        for (unsigned tid = 0; tid < THREADS && ok; tid += 37) {
+            slab_walk w = walk_start(tid, n);
+            for (unsigned k = 0; k < 64 && ok; ++k, walk_next(w))
+                ok = w.outer == (tid + k * THREADS) / n && w.inner == (tid + k * THREADS) % n;
+        }
+    report(ok, "step 11 slabs: the walk steps as a division would, lines of 1 to 4074 elements");
+    ok = true;
+    for (unsigned s = 2; s <= SLAB_MAX_SHORT && ok; ++s) {
+        const unsigned n = slab_width<float>(s), n16 = slab_width<uint16_t>(s);
+        ok = n % SLAB_WIDTH_STEP == 0 && n * s <= 4096 && n * (s | 1u) <= SLAB_SMEM(float) &&
+             (n + SLAB_WIDTH_STEP) * s > 4096 && n16 % SLAB_WIDTH_STEP == 0 && n16 * s <= 8192 &&
+             n16 * (s | 1u) <= SLAB_SMEM(uint16_t) && (n16 + SLAB_WIDTH_STEP) * s > 8192;
+    }
+    report(ok, "step 11 slabs: on a short side of 2 to 63, the widest slab of whole warps that fits 16 KB "
+               "(4096 floats, 8192 bf16)");
+    report(slabs_pay<float>(39, 1000001, false) && !slabs_pay<float>(40, 1000001, false) &&
+           slabs_pay<uint16_t>(39, 1000001, false) && !slabs_pay<uint16_t>(40, 1000001, false),
+           "step 11 slabs: pay on 39 rows, not 40, of both element sizes");
+    report(slabs_pay<float>(31, 1000000, true) && !slabs_pay<float>(32, 1000000, true) &&
+           slabs_pay<uint16_t>(31, 1000000, true) && !slabs_pay<uint16_t>(32, 1000000, true),
+           "step 11 slabs: pay on 31 rows of whole chunks, not 32");
+    report(slabs_pay<float>(1000001, 31, false) && !slabs_pay<float>(1000001, 32, false) &&
+           slabs_pay<uint16_t>(1000001, 23, false) && !slabs_pay<uint16_t>(1000001, 24, false),
+           "step 11 slabs: pay on 31 float columns, not 32; on 23 bf16 columns, not 24");
+    report(!slabs_pay<float>(1, 1000, false) && !slabs_pay<uint16_t>(1000, 1, false) &&
+           !slabs_pay<float>(64, 100000, false) && !slabs_pay<uint16_t>(100000, 64, true),
+           "step 11 slabs: never on vectors or from 64 rows and columns");
+    report(slabs_fit(2, 2) && slabs_fit(63, 1000000) && slabs_fit(1000000, 63) && !slabs_fit(1, 1000) &&
+           !slabs_fit(1000, 1) && !slabs_fit(64, 100000) && !slabs_fit(100000, 64),
+           "step 11 slabs: taken on a short side of 2 to 63, not 1 or 64");
+}
+
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
@@ -284,11 +358,20 @@ static void check_pick_answer(void)
         {1, 1, false, false, ANSWER_CHUNKS, "one element"},
         {1, (size_t)1 << 26, true, true, ANSWER_CHUNKS, "a row vector"},
         {(size_t)1 << 26, 1, false, false, ANSWER_CHUNKS, "a column vector"},
-        {63, 1000000, true, true, ANSWER_CHUNKS, "one row short of a tile"},
-        {63, 63, false, false, ANSWER_CHUNKS, "short both ways"},
-        {1000003, 2, false, false, ANSWER_CHUNKS, "two columns"},
-        {1000000, 4, true, true, ANSWER_SHARED64, "four aligned columns"},
-        {1000003, 31, false, false, ANSWER_CHUNKS, "one column short of a warp"},
+        {63, 1000000, true, true, ANSWER_SHARED64, "one row short of a tile, rows of whole chunks"},
+        {63, 1000001, false, false, ANSWER_SHARED64, "one row short of a tile, rows not whole chunks"},
+        {39, 1000001, false, false, ANSWER_SLABS, "39 rows, not whole chunks"},
+        {40, 1000001, false, false, ANSWER_SHARED64, "40 rows, not whole chunks"},
+        {32, 1000000, true, true, ANSWER_SHARED64, "a warp's 32 rows of whole chunks"},
+        {31, 1000000, true, true, ANSWER_SLABS, "one row short of a warp, rows of whole chunks"},
+        {2, 33554433, false, false, ANSWER_SLABS, "two rows"},
+        {4, 16777216, true, true, ANSWER_SLABS, "four aligned rows"},
+        {63, 63, false, false, ANSWER_SHARED64, "short both ways"},
+        {31, 63, false, false, ANSWER_SLABS, "31 x 63"},
+        {2, 2, false, false, ANSWER_SLABS, "two by two"},
+        {1000003, 2, false, false, ANSWER_SLABS, "two columns"},
+        {1000000, 4, true, true, ANSWER_SLABS, "four aligned columns"},
+        {1000003, 31, false, false, ANSWER_SLABS, "one column short of a warp"},
         {1000003, 32, false, false, ANSWER_SHARED64, "a warp's 32 columns"},
         {1000003, 63, false, false, ANSWER_SHARED64, "one column short of a tile"},
         {64, 64, true, true, ANSWER_SHARED64, "one aligned tile"},
@@ -302,7 +385,7 @@ static void check_pick_answer(void)
         {3000, 3000, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
         {1000, 1000, true, false, ANSWER_SHARED64, "in L2, rows of out on 32 bytes"},
         {3008, 3000, true, true, ANSWER_SHARED64, "past L2, rows of out on 64 bytes"},
-        {1000000, 8, true, false, ANSWER_SHARED64, "8 aligned columns, rows of out on 32 bytes"},
+        {1000000, 8, true, false, ANSWER_SLABS, "8 aligned columns, rows of out on 32 bytes"},
         {8192, 8192, true, true, ANSWER_SHARED64, "256 MiB, rows a power of two"},
         {8192, 8196, true, true, ANSWER_ANY_SHAPE, "4 columns past the power-of-two limit"},
         {8256, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB less, rows not a power of two"},
@@ -433,6 +516,13 @@ int main(void)
         snprintf(name, sizeof name, "step 12 tiles: %zux%zu, TMA box layout with the 128-byte swizzle", s[0], s[1]);
         report(check_tma_store(s[0], s[1]), name);
     }
+    const size_t thin[][2] = {{2, 2}, {2, 3}, {3, 2}, {63, 63}, {2, 5000}, {5000, 2}, {7, 300}, {300, 7},
+                              {31, 1000}, {1000, 31}, {63, 129}, {129, 63}, {17, 4099}, {4099, 17}, {33, 70}};
+    for (const auto &s : thin) {
+        snprintf(name, sizeof name, "step 11 slabs: %zux%zu, every slab played thread by thread", s[0], s[1]);
+        report(s[0] <= s[1] ? check_slabs<true>(s[0], s[1]) : check_slabs<false>(s[0], s[1]), name);
+    }
+    check_slab_walk();
     check_pick_answer();
     check_answer_out_rows_fit();
     check_answer_gpu_named();

@@ -33,6 +33,7 @@
  */
 #include "harness.h"
 #include "any_shape.cuh"   // includes sector_runs.cuh
+#include "slabs.cuh"
 
 /**
  * @brief The control: the 4-byte kernel of steps 09 and 10 (common/tile64.cuh)
@@ -82,6 +83,14 @@ static size_t launch_long_runs(const float *in, float *out, size_t rows, size_t 
     return any_shape_launch<SR_LONG_RUN>(in, out, rows, cols, stream);
 }
 
+/** @brief Slabs of 4096 floats on a matrix of 2-63 rows or columns (slabs.cuh), the default elsewhere. */
+static size_t launch_slabs(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (slabs_fit(rows, cols))
+        return slabs_launch(in, out, rows, cols, stream);
+    return any_shape_launch(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 11; the first is the default. */
 static const kernel_variant variants[] = {
     {"any_shape", "every sector of out has one writer: sector runs on odd rows, a shifted grid at misaligned pointers",
@@ -92,6 +101,8 @@ static const kernel_variant variants[] = {
      "larger tiles", launch_long_runs, ANY_GPU},
     {"words", "a control: the 4-byte kernel of steps 09-10 in the same tile order, the runs of out not moved",
      launch_words, ANY_GPU},
+    {"slabs", "thin matrices (2-63 rows or columns): a block moves 4096 floats along the long side, not a "
+     "mostly empty tile; the default elsewhere", launch_slabs, ANY_GPU},
 };
 
 STEP_DEFINE("Whole sectors on rows of any length and alignment", variants, NULL)

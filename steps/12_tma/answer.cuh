@@ -10,9 +10,9 @@
  *
  * | the matrix                                       | launch                              |
  * | ------------------------------------------------ | ----------------------------------- |
- * | rows < 64, or cols = 1                           | step 11's chunk kernel, step 10's grid |
- * | cols < 64, and rows of whole aligned chunks or cols >= 32 | step 09's launch           |
- * | cols < 32, rows not whole aligned chunks         | step 11's chunk kernel, step 10's grid |
+ * | one row or one column (a vector)                 | step 11's chunk kernel: a copy      |
+ * | 2-39 rows (2-31 of whole aligned chunks), or 2-31 columns | step 11's slabs            |
+ * | any other matrix of 2-63 rows or columns         | step 09's launch                    |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
@@ -23,11 +23,13 @@
  * the tile beside, one column later, finds the rest of its lines in L2
  * (`make lines-study`, appendix 12).
  *
- * Why each row: on a matrix with few rows, a sector run covers a few
- * floats and its bookkeeping costs more than the split sectors it saves.
- * On a matrix with few columns, each tile of step 09's row-wise grid is
- * one contiguous stretch of `in`; but the 4-byte kernel's warp loads 32
- * columns of a row, so on fewer most of its lanes idle. Up to a size that
+ * Why each row: on a matrix of few rows or columns, a 64x64 tile is
+ * mostly empty, and a block moves too few bytes to pay for its start; a
+ * slab of 4096 elements along the long side does (slabs_pay(); `make
+ * narrow-study` times the three on matrices of 2-63 rows and columns).
+ * Step 09's tiles kept up from 40 rows, from 32 rows of whole chunks and
+ * from 32 columns, where each of its tiles is one contiguous stretch of
+ * `in`. Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
  * 11's kernel was. Step 09's kernel writes 256 bytes of a row of `out` per
@@ -68,10 +70,12 @@
 #include "steps/11_any_shape/any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
 #include "check.h"           // CUDA_CHECK
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
+#include "steps/11_any_shape/slabs.cuh"     // slabs_launch()
 
 /** @brief The three launches the answer chooses between. */
 enum answer_kernel {
     ANSWER_CHUNKS,      /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
+    ANSWER_SLABS,       /**< slabs_launch(): step 11's slabs, on 2-63 rows or columns */
     ANSWER_SHARED64,    /**< shared64_launch(): step 09's 16-byte kernel, or its 4-byte one */
     ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
     ANSWER_LONG_RUNS,   /**< any_shape_launch<SR_LONG_RUN>(): step 11's default, sector runs of 96 floats */
@@ -130,10 +134,12 @@ static inline bool is_power_of_two(size_t n)
  */
 static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, bool out_fits, answer_gpu gpu)
 {
-    if (rows < TILE || cols == 1)
+    if (rows == 1 || cols == 1)
         return ANSWER_CHUNKS;
-    if (cols < TILE)
-        return vec4 || cols >= BLOCK_COLS ? ANSWER_SHARED64 : ANSWER_CHUNKS;
+    if (slabs_pay<float>(rows, cols, vec4))
+        return ANSWER_SLABS;
+    if (rows < TILE || cols < TILE)
+        return ANSWER_SHARED64;
     const size_t bytes = rows * cols * sizeof(float);
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.vec4_pow2_limit : gpu.vec4_limit;
@@ -202,6 +208,8 @@ static inline size_t answer_launch(const float *in, float *out, size_t rows, siz
     switch (pick_answer(rows, cols, vec4, out_fits, gpu)) {
     case ANSWER_CHUNKS:
         return chunks_launch(in, out, rows, cols, stream);
+    case ANSWER_SLABS:
+        return slabs_launch(in, out, rows, cols, stream);
     case ANSWER_SHARED64:
         return shared64_launch(in, out, rows, cols, true, stream);
     case ANSWER_LONG_RUNS:

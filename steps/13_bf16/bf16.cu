@@ -5,21 +5,21 @@
  *
  * ## The idea
  * A 16-byte chunk holds 8 bf16 elements and a 4-byte bank word holds 2.
- * Step 09's float32 store reads a tile column one element at a time;
- * ported (`port`), that is 16 shared loads of 2 bytes per 32 bytes out.
+ * Step 09's float32 store, ported (`port`), makes 16 shared loads of 2
+ * bytes per 32 bytes out.
  * Instead, a thread reads one word (columns 2h, 2h + 1) from each of 8
  * tile rows, and byte permutes (`__byte_perm`, `PRMT`) pair the low halves
  * into column 2h's chunk and the high halves into column 2h + 1's: 8 loads
  * of 4 bytes for two 16-byte chunks (`prmt`, the default). `ldsm` and
- * `stsm` transpose 8x8 blocks with `ldmatrix`/`stmatrix .trans` instead.
+ * `stsm` use `ldmatrix`/`stmatrix .trans` instead.
  *
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
  * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
  * past L2. Rows that are not whole aligned chunks, or (in `prmt`)
- * start off a sector of `out`, take `runs`, step 11's sector runs.
- * Loads ask L2 for whole lines where the next tiles reuse them
- * (`prmt_lines`: always, `prmt_sectors`: never).
+ * start off a sector of `out`, take `runs`, step 11's sector runs; thin
+ * matrices, step 11's `slabs`. Loads ask L2 for whole lines where the
+ * next tiles reuse them (`prmt_lines`: always, `prmt_sectors`: never).
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -96,6 +96,8 @@ static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, s
 static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                              cudaStream_t stream)
 {
+    if (slabs_pay<uint16_t>(rows, cols, vec8_fits(in, out, rows, cols)))
+        return slabs_launch(in, out, rows, cols, stream);
     if (!t16_out_rows_on_sectors(out, rows)) {
         if (lines_for(rule, rows, T16R_COLS))
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
@@ -182,6 +184,14 @@ static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, si
     return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
 }
 
+/** @brief Step 11's slabs on every matrix of 2-63 rows or columns, the default elsewhere. */
+static size_t launch_slabs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (slabs_fit(rows, cols))
+        return slabs_launch(in, out, rows, cols, stream);
+    return launch_prmt(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 13; the first is the default. */
 static const kernel_variant variants[] = {
     variant16("prmt", "PRMT pairs the half-words of two columns; 64x128 tiles, 128x128 past the size of L2",
@@ -207,6 +217,8 @@ static const kernel_variant variants[] = {
               launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
               launch_prmt_sectors),
+    variant16("slabs", "step 11's slabs on every matrix of 2-63 rows or columns: 8192 elements a block along the "
+              "long side", launch_slabs),
 };
 
 STEP_DEFINE_16("bf16: two elements to a bank word", variants, NULL)
