@@ -269,40 +269,72 @@ static bool check_tma_store(size_t rows, size_t cols)
     return ok;
 }
 
+/** @brief A recognisable element @p i of type @p T: never the poison (NaN, or 0 for 2-byte elements). */
+template <typename T>
+static T slab_value(size_t i)
+{
+    if constexpr (sizeof(T) == 2)
+        return (T)(i % 65521 + 1);
+    else
+        return value_of(i);
+}
+
+/** @brief Whether @p v is the poison slab_value() never takes. */
+template <typename T>
+static bool poisoned(T v)
+{
+    if constexpr (sizeof(T) == 2)
+        return v == 0;
+    else
+        return isnan(v);
+}
+
 /**
  * @brief Play every slab of step 11's slabs kernel on a @p rows x @p cols
- *        matrix, thread by thread: `in` ends right before a guard page, so
- *        no read may leave it; every element of `out` is written with its
- *        value, once, by the slab that holds it, and nothing around `out`.
+ *        matrix of @p T, thread by thread, `in` and `out` starting
+ *        @p in_lead and @p out_lead elements past a 4-byte boundary: every
+ *        element of `out` is written with its value, once, by the slab
+ *        that holds it, and nothing around `out`. Where `in` ends on a
+ *        page, a read past its end stops the test at the guard page after it.
  */
-template <bool FewRows>
-static bool check_slabs(size_t rows, size_t cols)
+template <typename T, bool FewRows>
+static bool check_slabs(size_t rows, size_t cols, unsigned in_lead = 0, unsigned out_lead = 0)
 {
     const size_t count = rows * cols, len = FewRows ? cols : rows;
-    const unsigned n = slab_width<float>((unsigned)(FewRows ? rows : cols));
-    guarded in_mem = guarded_alloc_bytes(count * sizeof(float));
-    float *in = (float *)in_mem.data;
+    const unsigned n = slab_width<T>((unsigned)(FewRows ? rows : cols));
+    // `in` ends at the guard page when its lead is what the count leaves there; else one element before it.
+    const unsigned per_word = 4 / sizeof(T), at_end = (unsigned)(per_word - count % per_word) % per_word;
+    const size_t spare = (in_lead + per_word - at_end) % per_word;
+    guarded in_mem = guarded_alloc_bytes((count + spare) * sizeof(T));
+    T *in = (T *)in_mem.data;
     for (size_t i = 0; i < count; ++i)
-        in[i] = value_of(i);
-    std::vector<float> out_mem(count + 2), slab(SLAB_SMEM(float));
-    float *out = out_mem.data() + 1;
-    poison(out_mem.data(), out_mem.size());
-    bool ok = n >= SLAB_WIDTH_STEP;
+        in[i] = slab_value<T>(i);
+    std::vector<T> out_mem(count + 4), slab(SLAB_SMEM(T));
+    T *out = out_mem.data() + ((per_word + out_lead - ((uintptr_t)out_mem.data() / sizeof(T)) % per_word) % per_word);
+    for (auto &v : out_mem)   // the poison: 0 for 2-byte elements, NaN (below) for floats
+        v = T();
+    if constexpr (sizeof(T) == 4)
+        poison((float *)out_mem.data(), out_mem.size());
+    bool ok = n >= SLAB_WIDTH_STEP && ((uintptr_t)in / sizeof(T)) % per_word == in_lead &&
+              ((uintptr_t)out / sizeof(T)) % per_word == out_lead;
     for (size_t b = 0; b < ceil_div(len, n) && ok; ++b) {
-        poison(slab.data(), slab.size());
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            slab_load<float, FewRows>(slab.data(), in, rows, cols, n, b, tid);
+            slab_load<T, FewRows>(slab.data(), in, rows, cols, n, b, tid);
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            slab_store<float, FewRows>(slab.data(), out, rows, cols, n, b, tid);
+            slab_store<T, FewRows>(slab.data(), out, rows, cols, n, b, tid);
         // Slab b's elements are right, and none of a later slab is written yet.
         for (size_t c = 0; c < cols && ok; ++c)
             for (size_t r = 0; r < rows && ok; ++r) {
                 const size_t owner = (FewRows ? c : r) / n;
-                const float got = out[c * rows + r];
-                ok = owner <= b ? got == value_of(r * cols + c) : isnan(got);
+                const T got = out[c * rows + r];
+                ok = owner <= b ? got == slab_value<T>(r * cols + c) : poisoned<T>(got);
             }
     }
-    return ok && isnan(out_mem.front()) && isnan(out_mem.back());
+    for (T *p = out_mem.data(); p < out && ok; ++p)
+        ok = poisoned<T>(*p);
+    for (T *p = out + count; p < out_mem.data() + out_mem.size() && ok; ++p)
+        ok = poisoned<T>(*p);
+    return ok;
 }
 
 /** @brief The slab walk is a division: thread t's k-th step is at ((t + k * THREADS) / n, (t + k * THREADS) % n). */
@@ -519,8 +551,14 @@ int main(void)
     const size_t thin[][2] = {{2, 2}, {2, 3}, {3, 2}, {63, 63}, {2, 5000}, {5000, 2}, {7, 300}, {300, 7},
                               {31, 1000}, {1000, 31}, {63, 129}, {129, 63}, {17, 4099}, {4099, 17}, {33, 70}};
     for (const auto &s : thin) {
-        snprintf(name, sizeof name, "step 11 slabs: %zux%zu, every slab played thread by thread", s[0], s[1]);
-        report(s[0] <= s[1] ? check_slabs<true>(s[0], s[1]) : check_slabs<false>(s[0], s[1]), name);
+        snprintf(name, sizeof name, "step 11 slabs: %zux%zu floats, every slab played thread by thread", s[0], s[1]);
+        report(s[0] <= s[1] ? check_slabs<float, true>(s[0], s[1]) : check_slabs<float, false>(s[0], s[1]), name);
+        for (unsigned lead = 0; lead < 4; ++lead) {   // in and out each on a word, or 2 bytes past one
+            snprintf(name, sizeof name, "step 11 slabs: %zux%zu bf16, in +%u and out +%u elements past a word, "
+                     "every slab played thread by thread", s[0], s[1], lead % 2, lead / 2);
+            report(s[0] <= s[1] ? check_slabs<uint16_t, true>(s[0], s[1], lead % 2, lead / 2)
+                                : check_slabs<uint16_t, false>(s[0], s[1], lead % 2, lead / 2), name);
+        }
     }
     check_slab_walk();
     check_pick_answer();
