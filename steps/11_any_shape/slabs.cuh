@@ -120,49 +120,28 @@ static __host__ __device__ __forceinline__ void walk_next(slab_walk &w)
 }
 
 /**
- * @brief Thread @p tid's share of reading the slab's @p s runs of
- *        @p width elements, run i at src + i * len, into slab[j][i]; lanes
- *        walk along the runs.
+ * @brief Thread @p tid's share of reading a slab into slab[j][i]: with
+ *        @p Runs, its @p s runs of @p width elements, run i at src + i * len
+ *        (lanes walk along a run); else one stretch of @p width x @p s
+ *        elements. Each thread has SLAB_LOADS loads in flight before it
+ *        writes them to shared memory.
  */
-template <typename T>
-static __host__ __device__ __forceinline__ void load_runs(T *slab, const T *__restrict__ src, size_t len, unsigned s,
+template <typename T, bool Runs>
+static __host__ __device__ __forceinline__ void load_slab(T *slab, const T *__restrict__ src, size_t len, unsigned s,
                                                           unsigned n, unsigned width, unsigned pitch, unsigned tid)
 {
-    slab_walk w = walk_start(tid, n);   // outer: run i, inner: position j
-    for (unsigned base = 0; base < s * n; base += SLAB_LOADS * THREADS) {
-        T v[SLAB_LOADS];
-        unsigned at[SLAB_LOADS];
-        UNROLL_ON_DEVICE
-        for (unsigned k = 0; k < SLAB_LOADS; ++k) {
-            const bool live = w.outer < s && w.inner < width;
-            at[k] = live ? w.inner * pitch + w.outer : ~0u;
-            if (live)
-                v[k] = src[w.outer * len + w.inner];
-            walk_next(w);
-        }
-        UNROLL_ON_DEVICE
-        for (unsigned k = 0; k < SLAB_LOADS; ++k)
-            if (at[k] != ~0u)
-                slab[at[k]] = v[k];
-    }
-}
-
-/** @brief Thread @p tid's share of reading one stretch of @p width x @p s elements into slab[j][i]. */
-template <typename T>
-static __host__ __device__ __forceinline__ void load_stretch(T *slab, const T *__restrict__ src, unsigned s,
-                                                             unsigned width, unsigned pitch, unsigned tid)
-{
-    const unsigned count = width * s;
-    slab_walk w = walk_start(tid, s);   // outer: position j, inner: i
+    const unsigned count = Runs ? s * n : width * s;
+    slab_walk w = walk_start(tid, Runs ? n : s);   // runs: outer i, inner j; a stretch: outer j, inner i
     for (unsigned base = 0; base < count; base += SLAB_LOADS * THREADS) {
         T v[SLAB_LOADS];
         unsigned at[SLAB_LOADS];
         UNROLL_ON_DEVICE
         for (unsigned k = 0; k < SLAB_LOADS; ++k) {
             const unsigned e = base + k * THREADS + tid;
-            at[k] = e < count ? w.outer * pitch + w.inner : ~0u;
-            if (e < count)
-                v[k] = src[e];
+            const bool live = Runs ? w.outer < s && w.inner < width : e < count;
+            at[k] = !live ? ~0u : Runs ? w.inner * pitch + w.outer : w.outer * pitch + w.inner;
+            if (live)
+                v[k] = src[Runs ? w.outer * len + w.inner : e];
             walk_next(w);
         }
         UNROLL_ON_DEVICE
@@ -218,10 +197,7 @@ static __host__ __device__ __forceinline__ void slab_load(T *slab, const T *__re
     const size_t len = FewRows ? cols : rows;
     const unsigned s = (unsigned)(FewRows ? rows : cols);
     const slab_place p = slab_at(b, n, len);
-    if (FewRows)
-        load_runs(slab, in + p.first, len, s, n, p.width, s | 1u, tid);
-    else
-        load_stretch(slab, in + p.first * s, s, p.width, s | 1u, tid);
+    load_slab<T, FewRows>(slab, FewRows ? in + p.first : in + p.first * s, len, s, n, p.width, s | 1u, tid);
 }
 
 /** @brief Thread @p tid's share of storing slab @p b of @p n positions from @p slab. */
