@@ -12,7 +12,7 @@
  * | ------------------------------------------------ | ----------------------------------- |
  * | one row or one column (a vector)                 | step 11's chunk kernel: a copy      |
  * | 2-39 rows (2-31 of whole aligned chunks), or 2-31 columns | step 11's slabs            |
- * | any other matrix of 2-63 rows or columns         | step 09's launch                    |
+ * | 32-63 rows, or 32-63 columns of whole aligned chunks | step 09's launch                |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
@@ -27,9 +27,9 @@
  * mostly empty, and a block moves too few bytes to pay for its start; a
  * slab of 4096 elements along the long side does (slabs_pay(); `make
  * narrow-study` times the three on matrices of 2-63 rows and columns).
- * Step 09's tiles kept up from 40 rows, from 32 rows of whole chunks and
- * from 32 columns, where each of its tiles is one contiguous stretch of
- * `in`. Up to a size that
+ * Step 09's tiles kept up from 40 rows, and from 32 rows or columns of
+ * whole chunks; on 32-63 columns of other rows, step 11's sector runs led
+ * them, as on any other matrix. Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
  * 11's kernel was. Step 09's kernel writes 256 bytes of a row of `out` per
@@ -138,7 +138,7 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
         return ANSWER_CHUNKS;
     if (slabs_pay<float>(rows, cols, vec4))
         return ANSWER_SLABS;
-    if (rows < TILE || cols < TILE)
+    if (rows < TILE || (cols < TILE && vec4))
         return ANSWER_SHARED64;
     const size_t bytes = rows * cols * sizeof(float);
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
