@@ -38,12 +38,12 @@ from lab import machine, results, schema, shapes
 
 # About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide, then the same 2 to 63 rows high.
 # Step 12's answer runs step 09's launch, step 11's slabs or its sector runs there: the study times those, and
-# step 11's chunk kernel.
+# step 11's chunk kernel. In bf16, step 13's default against its slabs, sector runs and 64 x 128 tiles.
 NARROW_WIDTHS = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_SHAPES = NARROW_WIDTHS + "," + ",".join("x".join(reversed(s.split("x"))) for s in NARROW_WIDTHS.split(","))
 NARROW_RUNS = (("09", "vec4"), ("11", "any_shape"), ("11", "long_runs"), ("11", "chunks"), ("11", "slabs"),
-               ("12", "answer"))
+               ("12", "answer"), ("13", "prmt"), ("13", "slabs"), ("13", "runs"), ("13", "prmt_64x128"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
 # L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
 # of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's

@@ -27,7 +27,7 @@ bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape
 	    $(if $(STEPS),--steps '$(STEPS)') $(if $(RERUN),--rerun '$(RERUN)') \
 	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
 
-narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11's chunk kernel and slabs and step 12's answer on matrices of 2-63 columns or rows -> docs/results/<gpu>-narrow.csv
+narrow-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 $(BUILD)/step13 ## time steps 09-12's kernels and step 13's on matrices of 2-63 columns or rows -> docs/results/<gpu>-narrow.csv
 	@python3 -m lab.bench --study narrow --build '$(BUILD)' $(bench_gpu)
 
 pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, step 11 and step 12's answer where rows of out start on 16-128 bytes or are a power of two bytes apart -> docs/results/<gpu>-pitch.csv

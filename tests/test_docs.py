@@ -143,6 +143,28 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"
 
 
+# Step 13's default on the narrow study's shapes, in bf16: slabs, sector runs or tiles, against each of them.
+NARROW_16 = {"ours": "13 prmt", "others": ("13 slabs", "13 runs", "13 prmt_64x128")}
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
+def test_step_13s_default_is_level_with_its_slabs_runs_and_tiles_at_every_shape_of_the_narrow_study(study):
+    trailing = trailing_shapes(results.load(study, "bench"), **NARROW_16)
+    assert trailing == [], f"{rel(study)}: step 13's default is more than 2 % slower at {' '.join(trailing)}"
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
+def test_a_narrow_study_where_step_13s_default_takes_the_slower_kernel_is_caught(study):
+    frame, shape = results.load(study, "bench"), "2x16777216"   # slabs lead the tiles and runs many times over
+    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
+    named = frame["step"] + " " + frame["kernel"]
+    default = at & (named == NARROW_16["ours"])
+    assert default.sum() == 1
+    frame.loc[default, ["min_ms", "median_ms"]] = frame[at & named.isin(NARROW_16["others"])][
+        ["min_ms", "median_ms"]].max().to_numpy()
+    assert trailing_shapes(frame, **NARROW_16) == [shape]
+
+
 @pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000"), ("runs", "65x1220703")])
 def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
     frame = results.load(schema.RESULTS / f"h100-80gb-hbm3-{study}.csv", "bench")

@@ -72,8 +72,8 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
 /**
  * @brief Whether slabs are the faster way through a @p rows x @p cols
  *        matrix of @p T whose rows are whole aligned chunks when
- *        @p whole_chunks (measured by `make narrow-study` for float32 and
- *        steps 12-13's sweeps).
+ *        @p whole_chunks: `make narrow-study` times steps 12 and 13's
+ *        choices against each kernel they choose between.
  */
 template <typename T>
 static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool whole_chunks)

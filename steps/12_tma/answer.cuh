@@ -26,7 +26,7 @@
  * Why each row: on a matrix of few rows or columns, a 64x64 tile is
  * mostly empty, and a block moves too few bytes to pay for its start; a
  * slab of 4096 elements along the long side does (slabs_pay(); `make
- * narrow-study` times the three on matrices of 2-63 rows and columns).
+ * narrow-study` times them all on matrices of 2-63 rows and columns).
  * Step 09's tiles kept up from 40 rows, and from 32 rows or columns of
  * whole chunks; on 32-63 columns of other rows, step 11's sector runs led
  * them, as on any other matrix. Up to a size that
