@@ -64,8 +64,8 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
 
 /** Slabs pay on fewer rows than this (`make narrow-study`)... */
 #define SLAB_ROWS 40u
-/** ...unless there are this many or more, of whole aligned 16-byte chunks, where 64x64 tiles kept up. */
-#define SLAB_CHUNK_ROWS 32u
+/** ...unless there are this many or more, of whole aligned 16-byte chunks, where tiles kept up: 32 float rows, 16 bf16. */
+#define SLAB_CHUNK_ROWS(T) (sizeof(T) == 4 ? 32u : 16u)
 /** Slabs pay on fewer columns than this: 32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there. */
 #define SLAB_COLS(T) (sizeof(T) == 4 ? 32u : 24u)
 
@@ -81,7 +81,7 @@ static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool 
     if (!slabs_fit(rows, cols))
         return false;
     if (rows < cols)
-        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS);
+        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS(T));
     return cols < SLAB_COLS(T);
 }
 

@@ -16,10 +16,11 @@
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
  * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
- * past L2. Rows that are not whole aligned chunks, or (in `prmt`)
- * start off a sector of `out`, take `runs`, step 11's sector runs; thin
- * matrices, step 11's `slabs`. Loads ask L2 for whole lines where the
- * next tiles reuse them (`prmt_lines`: always, `prmt_sectors`: never).
+ * past L2 on more than 64 rows. Rows that are not whole aligned chunks,
+ * or (in `prmt`) start off a sector of `out`, take `runs`, step 11's
+ * sector runs; thin matrices, step 11's `slabs`. Loads ask L2 for whole
+ * lines where the next tiles reuse them (`prmt_lines`: always,
+ * `prmt_sectors`: never).
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -85,13 +86,15 @@ static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, s
 }
 
 /**
- * @brief PRMT pairs the half-words: the default. A matrix larger than L2
- *        takes 128 x 128 tiles, whose 256-byte pieces of rows of `in` and
- *        `out` make longer DRAM bursts both ways; one that fits in L2 keeps
- *        64 x 128 tiles, twice as many blocks, or 64 x 64 below one wave of
- *        those. Where rows of `out` do not start on sectors, the sector runs,
- *        which shift every run to start on one, write whole sectors instead.
- *        @p rule: when the loads ask L2 for whole lines.
+ * @brief PRMT pairs the half-words: the default. A matrix larger than L2,
+ *        of more than 64 rows, takes 128 x 128 tiles, whose 256-byte
+ *        pieces of rows of `in` and `out` make longer DRAM bursts both
+ *        ways; one that fits in L2 keeps 64 x 128 tiles, twice as many
+ *        blocks, or 64 x 64 below one wave of those. Where rows of `out` do
+ *        not start on sectors, the sector runs, which shift every run to
+ *        start on one, write whole sectors instead. Thin matrices take step
+ *        11's slabs (slabs_pay()). @p rule: when the loads ask L2 for whole
+ *        lines.
  */
 static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                              cudaStream_t stream)
@@ -103,7 +106,8 @@ static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out,
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
         return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
     }
-    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes())
+    // A 128-row tile on 64 rows or fewer is half empty or worse: those keep 64-row tiles past L2 too.
+    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes() && rows > tile_64x128<>::rows)
         return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, tile_128x128<>::cols), in, out, rows, cols,
                                                stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
