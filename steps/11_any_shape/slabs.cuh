@@ -9,8 +9,8 @@
  * bytes, and the time goes into starting blocks, not into moving bytes.
  * A slab instead takes `width` = SLAB_ELEMENTS / s positions of the long
  * side, all `s` of the short side (SLAB_ELEMENTS: 4096 floats, 8192
- * bf16). One side of the transpose then is a
- * single contiguous stretch of memory:
+ * bf16). One side of the transpose then is a single contiguous stretch of
+ * memory:
  *
  * - **Few rows** (`FewRows`): columns l0..l0+width of `in` are rows
  *   l0..l0+width of `out`, and those rows follow one another. The block
@@ -64,7 +64,7 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
 
 /** Slabs pay on fewer rows than this (`make narrow-study`)... */
 #define SLAB_ROWS 40u
-/** ...unless there are this many or more, of whole aligned 16-byte chunks, where tiles kept up: 32 float rows, 16 bf16. */
+/** ...unless this many or more are whole aligned 16-byte chunks (32 float rows, 16 bf16): tiles kept up there. */
 #define SLAB_CHUNK_ROWS(T) (sizeof(T) == 4 ? 32u : 16u)
 /** Slabs pay on fewer columns than this: 32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there. */
 #define SLAB_COLS(T) (sizeof(T) == 4 ? 32u : 24u)

@@ -12,7 +12,7 @@
  * | ------------------------------------------------ | ----------------------------------- |
  * | one row or one column (a vector)                 | step 11's chunk kernel: a copy      |
  * | 2-39 rows (2-31 of whole aligned chunks), or 2-31 columns | step 11's slabs            |
- * | 32-63 rows, or 32-63 columns of whole aligned chunks | step 09's launch                |
+ * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
