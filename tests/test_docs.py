@@ -136,11 +136,17 @@ def test_a_lines_study_where_the_default_takes_the_slower_loads_is_caught(study,
     assert trailing_shapes(frame, **rule) == [shape]
 
 
+# Shapes at which the fastest kernel on one GPU trails on the other by more than the margin, so that a rule of
+# shape alone trails on one of them (appendix 12 shows both): the H100's kernel there is step 12's pick.
+SPLIT_WINNERS = {"docs/results/h200-narrow.csv": ["1000003x33", "1398101x24"]}
+
+
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",
                                                   "docs/results/*-runs.csv")))
 def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
-    trailing = trailing_shapes(results.load(study, "bench"))
-    assert trailing == [], f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}"
+    trailing, split = trailing_shapes(results.load(study, "bench")), SPLIT_WINNERS.get(rel(study), [])
+    assert trailing == split, f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}" + (
+        f" (expected at {' '.join(split)} alone: appendix 12 names them)" if split else "")
 
 
 # Step 13's default on the narrow study's shapes, in bf16: slabs, sector runs or tiles, against each of them.

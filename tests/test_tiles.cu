@@ -366,6 +366,9 @@ static void check_slab_walk(void)
     report(slabs_pay<float>(1000001, 31, false) && !slabs_pay<float>(1000001, 32, false) &&
            slabs_pay<uint16_t>(1000001, 23, false) && !slabs_pay<uint16_t>(1000001, 24, false),
            "step 11 slabs: pay on 31 float columns, not 32; on 23 bf16 columns, not 24");
+    report(slabs_pay<uint16_t>(1000000, 15, true) && !slabs_pay<uint16_t>(1000000, 16, true) &&
+           slabs_pay<uint16_t>(1000000, 16, false) && slabs_pay<float>(1000000, 16, true),
+           "step 11 slabs: pay on 15 bf16 columns of whole chunks, not 16 (16 of other rows yes, 16 floats yes)");
     report(!slabs_pay<float>(1, 1000, false) && !slabs_pay<uint16_t>(1000, 1, false) &&
            !slabs_pay<float>(64, 100000, false) && !slabs_pay<uint16_t>(100000, 64, true),
            "step 11 slabs: never on vectors or from 64 rows and columns");
@@ -393,12 +396,17 @@ static void check_pick_answer(void)
         {63, 1000000, true, true, ANSWER_SHARED64, "one row short of a tile, rows of whole chunks"},
         {63, 1000001, false, false, ANSWER_SHARED64, "one row short of a tile, rows not whole chunks"},
         {39, 1000001, false, false, ANSWER_SLABS, "39 rows, not whole chunks"},
-        {40, 1000001, false, false, ANSWER_SHARED64, "40 rows, not whole chunks"},
+        {41, 1000001, false, false, ANSWER_SHARED64, "41 rows, not whole chunks"},
+        {40, 1000001, false, false, ANSWER_CHUNKS, "40 rows of out of whole chunks, rows of in not"},
+        {48, 699051, false, false, ANSWER_CHUNKS, "48 rows of out of whole chunks, rows of in not"},
+        {60, 1000001, false, false, ANSWER_CHUNKS, "60 rows of out of whole chunks, rows of in not"},
+        {64, 1000001, false, false, ANSWER_ANY_SHAPE, "a tile's 64 rows of out of whole chunks, rows of in not"},
         {32, 1000000, true, true, ANSWER_SHARED64, "a warp's 32 rows of whole chunks"},
         {31, 1000000, true, true, ANSWER_SLABS, "one row short of a warp, rows of whole chunks"},
         {2, 33554433, false, false, ANSWER_SLABS, "two rows"},
         {4, 16777216, true, true, ANSWER_SLABS, "four aligned rows"},
         {63, 63, false, false, ANSWER_SHARED64, "short both ways"},
+        {60, 63, false, false, ANSWER_CHUNKS, "short both ways, rows of out of whole chunks"},
         {31, 63, false, false, ANSWER_SLABS, "31 x 63"},
         {2, 2, false, false, ANSWER_SLABS, "two by two"},
         {1000003, 2, false, false, ANSWER_SLABS, "two columns"},

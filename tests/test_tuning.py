@@ -16,9 +16,9 @@ def test_the_header_agrees_with_the_sweeps():
 
 def test_a_limit_typed_over_is_caught(tmp_path):
     planted = tmp_path / "answer_tuning.h"
-    planted.write_text(tuning.HEADER.read_text().replace("64 * ANSWER_MIB, 64", "32 * ANSWER_MIB, 64"))
+    planted.write_text(tuning.HEADER.read_text().replace("128 * ANSWER_MIB, 128", "64 * ANSWER_MIB, 128"))
     assert tuning.check(header=planted) == [
-        "NVIDIA H200 has 32 MiB in answer_tuning.h, its sweep h200.csv implies 64 MiB"]
+        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 128 MiB"]
     assert tuning.main(header=planted) == 1
 
 
@@ -40,8 +40,8 @@ def test_a_sweep_where_step_09_trails_at_64_mib_moves_the_limit(tmp_path):
     assert tuning.limits("h200", tmp_path) == 65536000  # 1280 x 12800 floats, 62.5 MiB
     # 62.5 MiB is no power of two rows; of those, 2048 x 8192 to 8192 x 2048 now trail, so that limit moves too.
     assert tuning.check(results_dir=tmp_path) == [
-        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
-        "NVIDIA H200 has 64 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
+        "NVIDIA H200 has 128 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
+        "NVIDIA H200 has 128 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
 
 
 def test_a_power_of_two_limit_typed_over_is_caught(tmp_path):

@@ -66,7 +66,8 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
 #define SLAB_ROWS 40u
 /** ...unless this many or more are whole aligned 16-byte chunks (32 float rows, 16 bf16): tiles kept up there. */
 #define SLAB_CHUNK_ROWS(T) (sizeof(T) == 4 ? 32u : 16u)
-/** Slabs pay on fewer columns than this: 32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there. */
+/** Slabs pay on fewer columns than this (32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there),
+ *  unless SLAB_CHUNK_ROWS(T) or more are whole chunks: bf16 tiles kept up from 16 such columns. */
 #define SLAB_COLS(T) (sizeof(T) == 4 ? 32u : 24u)
 
 /**
@@ -80,9 +81,9 @@ static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool 
 {
     if (!slabs_fit(rows, cols))
         return false;
-    if (rows < cols)
-        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS(T));
-    return cols < SLAB_COLS(T);
+    const size_t s = rows < cols ? rows : cols;
+    const size_t below = rows < cols ? SLAB_ROWS : SLAB_COLS(T);
+    return s < below && !(whole_chunks && s >= SLAB_CHUNK_ROWS(T));
 }
 
 /** @brief Positions of the long side in one slab of @p T, for a short side of @p s (2..63). */
@@ -93,13 +94,15 @@ static inline __host__ __device__ unsigned slab_width(unsigned s)
 }
 
 /**
- * @brief Where a thread is in a walk over an array of `inner`-long lines,
+ * @brief Where a thread is in a walk over an array of `n`-long lines,
  *        and how far it moves each time all THREADS threads take a step.
  */
 struct slab_walk {
-    unsigned outer, inner;            /**< the thread's position */
-    unsigned step_outer, step_inner;  /**< THREADS / n and THREADS % n */
-    unsigned n;                       /**< the inner length */
+    unsigned outer;       /**< the thread's line */
+    unsigned inner;       /**< the thread's position along its line */
+    unsigned step_outer;  /**< lines moved per step: THREADS / n */
+    unsigned step_inner;  /**< positions moved per step: THREADS % n */
+    unsigned n;           /**< the length of a line */
 };
 
 /** @brief The walk of thread @p tid over lines of @p n elements. */

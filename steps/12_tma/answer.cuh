@@ -12,6 +12,7 @@
  * | ------------------------------------------------ | ----------------------------------- |
  * | one row or one column (a vector)                 | step 11's chunk kernel: a copy      |
  * | 2-39 rows (2-31 of whole aligned chunks), or 2-31 columns | step 11's slabs            |
+ * | 40-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
@@ -28,8 +29,10 @@
  * slab of 4096 elements along the long side does (slabs_pay(); `make
  * narrow-study` times them all on matrices of 2-63 rows and columns).
  * Step 09's tiles kept up from 40 rows, and from 32 rows or columns of
- * whole chunks; on 32-63 columns of other rows, step 11's sector runs led
- * them, as on any other matrix. Up to a size that
+ * whole chunks; where only the rows of `out` are whole chunks, step 11's
+ * chunk kernel led them, writing 16 bytes at a time; on 32-63 columns of
+ * other rows, step 11's sector runs led them, as on any other matrix.
+ * Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
  * 11's kernel was. Step 09's kernel writes 256 bytes of a row of `out` per
@@ -138,6 +141,9 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
         return ANSWER_CHUNKS;
     if (slabs_pay<float>(rows, cols, vec4))
         return ANSWER_SLABS;
+    // Few rows of `out` made of whole chunks, rows of `in` not: the chunk kernel writes them 16 bytes at a time.
+    if (rows < TILE && !vec4 && rows % VEC == 0)
+        return ANSWER_CHUNKS;
     if (rows < TILE || (cols < TILE && vec4))
         return ANSWER_SHARED64;
     const size_t bytes = rows * cols * sizeof(float);

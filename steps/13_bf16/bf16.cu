@@ -106,8 +106,8 @@ static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out,
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
         return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
     }
-    // A 128-row tile on 64 rows or fewer is half empty or worse: those keep 64-row tiles past L2 too.
-    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes() && rows > tile_64x128<>::rows)
+    // A 128 x 128 tile on 64 rows or columns or fewer is half empty or worse: those keep 64 x 128 tiles past L2.
+    if (rows * cols * sizeof(uint16_t) > t16_l2_bytes() && rows > tile_64x128<>::rows && cols > tile_64x128<>::rows)
         return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, tile_128x128<>::cols), in, out, rows, cols,
                                                stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
