@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "steps/12_tma/answer.cuh"
@@ -337,6 +338,35 @@ static bool check_slabs(size_t rows, size_t cols, unsigned in_lead = 0, unsigned
     return ok;
 }
 
+/**
+ * @brief Reading a stretch 16 bytes a load fills the slab as one element a
+ *        load does, on every short side and on full, part and tiny slabs.
+ */
+static void check_stretch_chunks(void)
+{
+    bool ok = true;
+    std::vector<uint16_t> chunked(SLAB_SMEM(uint16_t)), single(SLAB_SMEM(uint16_t));
+    std::vector<uint4> chunks(SLAB_ELEMENTS(uint16_t) / 8);   // 16-byte aligned
+    uint16_t *src = (uint16_t *)chunks.data();
+    asm volatile("" : "+r"(src));   // GCC cannot bound a slab's count, and would warn of loads past the array
+    for (unsigned i = 0; i < SLAB_ELEMENTS(uint16_t); ++i)
+        src[i] = (uint16_t)(i * 7 + 1);
+    for (unsigned s = 2; s <= SLAB_MAX_SHORT && ok; ++s) {
+        const unsigned n = slab_width<uint16_t>(s);
+        for (unsigned width : {n, n - 1, n / 3, 7u, 1u}) {
+            std::fill(chunked.begin(), chunked.end(), 0xFFFF);
+            std::fill(single.begin(), single.end(), 0xFFFF);
+            for (unsigned tid = 0; tid < THREADS; ++tid) {
+                load_stretch_chunks(chunked.data(), src, width * s, s, s | 1u, tid);
+                load_slab<uint16_t, false>(single.data(), src, 0, s, n, width, s | 1u, tid);
+            }
+            ok = ok && chunked == single;
+        }
+    }
+    report(ok, "step 11 slabs: a bf16 stretch read 16 bytes a load fills the slab as 2 bytes a load does "
+               "(short sides 2-63, slabs of 1 to n positions)");
+}
+
 /** @brief The slab walk is a division: thread t's k-th step is at ((t + k * THREADS) / n, (t + k * THREADS) % n). */
 static void check_slab_walk(void)
 {
@@ -571,6 +601,7 @@ int main(void)
         }
     }
     check_slab_walk();
+    check_stretch_chunks();
     check_pick_answer();
     check_answer_out_rows_fit();
     check_answer_gpu_named();

@@ -37,6 +37,8 @@
 #define TRANSPOSE_SLABS_CUH
 
 #include <stddef.h>
+#include <string.h>
+#include <stdint.h>
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"   // ceil_div(), grid_for_tiles(), threads_launched(), UNROLL_ON_DEVICE
@@ -154,6 +156,50 @@ static __host__ __device__ __forceinline__ void load_slab(T *slab, const T *__re
     }
 }
 
+/**
+ * @brief Thread @p tid's share of reading one stretch of @p count
+ *        elements at 16-byte aligned @p src into slab[j][i], 16 bytes a
+ *        load: what load_slab() does one element a load. On 2-byte
+ *        elements `make narrow-study` times both (step 13's slabs); on
+ *        floats 16-byte loads trailed 4-byte ones, so float slabs keep those.
+ */
+template <typename T>
+static __host__ __device__ __forceinline__ void load_stretch_chunks(T *slab, const T *__restrict__ src, unsigned count,
+                                                                   unsigned s, unsigned pitch, unsigned tid)
+{
+    constexpr unsigned per = 16 / sizeof(T);
+    const unsigned chunks = count / per;
+    // Chunk c holds elements c * per onwards; thread tid starts at chunk tid and moves THREADS chunks a step.
+    slab_walk w = {tid * per / s, tid * per % s, THREADS * per / s, THREADS * per % s, s};
+    for (unsigned base = 0; base < chunks; base += SLAB_LOADS * THREADS) {
+        uint4 v[SLAB_LOADS];
+        UNROLL_ON_DEVICE
+        for (unsigned k = 0; k < SLAB_LOADS; ++k)
+            if (base + k * THREADS + tid < chunks)
+                v[k] = reinterpret_cast<const uint4 *>(src)[base + k * THREADS + tid];   // LDG.E.128
+        UNROLL_ON_DEVICE
+        for (unsigned k = 0; k < SLAB_LOADS; ++k) {
+            if (base + k * THREADS + tid < chunks) {
+                T e[per];
+                memcpy(e, &v[k], sizeof e);   // not a cast: the host build's aliasing rules forbid reading v so
+                unsigned j = w.outer, i = w.inner;
+                UNROLL_ON_DEVICE
+                for (unsigned q = 0; q < per; ++q) {
+                    slab[j * pitch + i] = e[q];
+                    if (++i == s) {
+                        i = 0;
+                        ++j;
+                    }
+                }
+            }
+            walk_next(w);
+        }
+    }
+    const unsigned e = chunks * per + tid;   // the last count % per elements, one a thread
+    if (e < count)
+        slab[e / s * pitch + e % s] = src[e];
+}
+
 /** @brief Thread @p tid's share of writing slab[j][i] as @p s runs of @p width elements, run i at dst + i * len. */
 template <typename T>
 static __host__ __device__ __forceinline__ void store_runs(const T *slab, T *__restrict__ dst, size_t len, unsigned s,
@@ -200,7 +246,11 @@ static __host__ __device__ __forceinline__ void slab_load(T *slab, const T *__re
     const size_t len = FewRows ? cols : rows;
     const unsigned s = (unsigned)(FewRows ? rows : cols);
     const slab_place p = slab_at(b, n, len);
-    load_slab<T, FewRows>(slab, FewRows ? in + p.first : in + p.first * s, len, s, n, p.width, s | 1u, tid);
+    const T *stretch = in + p.first * s;
+    if (!FewRows && sizeof(T) == 2 && (uintptr_t)stretch % 16 == 0)
+        load_stretch_chunks(slab, stretch, p.width * s, s, s | 1u, tid);
+    else
+        load_slab<T, FewRows>(slab, FewRows ? in + p.first : stretch, len, s, n, p.width, s | 1u, tid);
 }
 
 /** @brief Thread @p tid's share of storing slab @p b of @p n positions from @p slab. */
