@@ -68,8 +68,7 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
 #define SLAB_ROWS 40u
 /** ...unless this many or more are whole aligned 16-byte chunks (32 float rows, 16 bf16): tiles kept up there. */
 #define SLAB_CHUNK_ROWS(T) (sizeof(T) == 4 ? 32u : 16u)
-/** Slabs pay on fewer columns than this (32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there),
- *  unless SLAB_CHUNK_ROWS(T) or more are whole chunks: bf16 tiles kept up from 16 such columns. */
+/** Slabs pay on fewer columns than this: 32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there. */
 #define SLAB_COLS(T) (sizeof(T) == 4 ? 32u : 24u)
 
 /**
@@ -83,9 +82,9 @@ static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool 
 {
     if (!slabs_fit(rows, cols))
         return false;
-    const size_t s = rows < cols ? rows : cols;
-    const size_t below = rows < cols ? SLAB_ROWS : SLAB_COLS(T);
-    return s < below && !(whole_chunks && s >= SLAB_CHUNK_ROWS(T));
+    if (rows < cols)
+        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS(T));
+    return cols < SLAB_COLS(T);
 }
 
 /** @brief Positions of the long side in one slab of @p T, for a short side of @p s (2..63). */
