@@ -149,6 +149,38 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
         f" (expected at {' '.join(split)} alone: appendix 12 names them)" if split else "")
 
 
+# Peers ahead of the float32 answer by more than a point of copy, per peers file: docs/results.md names them.
+PEERS_AHEAD = {"docs/results/h200-peers.csv": ["torch.compile 4096x4096"]}
+
+
+def peers_ahead(frame) -> list[str]:
+    """'library ROWSxCOLS' of each peer more than one point of copy ahead of the tutorial at its shape."""
+    frame = frame[frame["check"] == "PASS"]
+    shape = frame["rows"].astype(str) + "x" + frame["cols"].astype(str)
+    ours = frame[frame["role"] == "tutorial"].set_index(shape[frame["role"] == "tutorial"])["pct_of_copy"]
+    peers = frame[frame["role"] == "peer"].assign(shape=shape)
+    ahead = peers[peers["pct_of_copy"] > peers["shape"].map(ours) + 1]
+    return sorted(ahead["peer"] + " " + ahead["shape"])
+
+
+@pytest.mark.parametrize("peers", **by_path(files("docs/results/*-peers.csv")))
+def test_the_peers_ahead_of_the_answer_are_the_ones_the_results_page_names(peers):
+    ahead = peers_ahead(results.load(peers, "peers"))
+    assert ahead == PEERS_AHEAD.get(rel(peers), []), f"{rel(peers)}: peers ahead by more than a point: {ahead}"
+    for name in ahead:
+        library, shape = name.split()
+        assert f"`{library}` on the {rel(peers).split('/')[-1].split('-peers')[0].upper()} at " \
+               f"{shape.replace('x', ' x ')}" in (ROOT / "docs/results.md.j2").read_text()
+
+
+def test_a_peer_ahead_of_the_answer_is_caught():
+    frame = results.load(schema.RESULTS / "h100-80gb-hbm3-peers.csv", "peers")
+    triton = (frame["peer"] == "triton") & (frame["rows"] == 8192) & (frame["cols"] == 8192)
+    assert triton.sum() == 1 and peers_ahead(frame) == []
+    frame.loc[triton, "pct_of_copy"] = 150.0
+    assert peers_ahead(frame) == ["triton 8192x8192"]
+
+
 # Step 13's default on the narrow study's shapes, in bf16: slabs, sector runs or tiles, against each of them.
 NARROW_16 = {"ours": "13 prmt", "others": ("13 slabs", "13 runs", "13 prmt_64x128")}
 
