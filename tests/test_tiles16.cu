@@ -199,10 +199,13 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
         size_t row0, col0;
         t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
-        for (unsigned tid = 0; tid < T16_THREADS; ++tid)
-            t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, width, tid);
+        for (unsigned tid = 0; tid < Runs::threads; ++tid)
+            if constexpr (Runs::row_loads)
+                t16r_load_rows<Runs>(tile.data(), in, rows, cols, row0, col0, width, tid);
+            else
+                t16r_load<Runs>(tile.data(), in, rows, cols, row0, col0, width, tid);
         poisoned16 alone(rows * cols, out_lead);
-        for (unsigned tid = 0; tid < T16_THREADS; ++tid) {
+        for (unsigned tid = 0; tid < Runs::threads; ++tid) {
             t16r_store<Runs>(tile.data(), out.data, rows, row0, col0, width, tid);
             t16r_store<Runs>(tile.data(), alone.data, rows, row0, col0, width, tid);
         }
@@ -291,7 +294,8 @@ int main(void)
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups
     check_tile_shape<tile16<128, 128>>();  // the default past the size of L2
     check_run_length<runs16<144>>();       // the step's runs
-    check_run_length<runs16<128>>();       // its runs_128 variant and the exercise's
+    check_run_length<runs16<128>>();
+    check_run_length<runs16<144, true, true>>();   // the row loads       // its runs_128 variant and the exercise's
     check_run_length<runs16<112>>();       // a length that is no power of two
     return failures ? 1 : 0;
 }

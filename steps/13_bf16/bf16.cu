@@ -182,6 +182,12 @@ static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t
     return transpose16_runs_launch<runs_144<>>(in, out, rows, cols, stream);
 }
 
+/** @brief Sector runs on every shape, each thread loading one chunk of every 32nd row. */
+static size_t launch_runs_rows(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_runs_launch<runs16<144, true, true>>(in, out, rows, cols, stream);
+}
+
 /** @brief Sector runs of 128 elements on every shape: fewer loads in flight. */
 static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -217,6 +223,8 @@ static const kernel_variant variants[] = {
               launch_runs),
     variant16("runs_128", "sector runs of 128 elements on every shape: fewer loads in flight than runs of 144",
               launch_runs_128),
+    variant16("runs_rows", "sector runs of 144 elements, each thread loading one chunk of every 32nd row",
+              launch_runs_rows),
     variant16("prmt_lines", "the default with loads that ask L2 for whole 128-byte lines on every shape",
               launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",

@@ -534,10 +534,14 @@ transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
  *        `out`, which need Run + 15 rows of `in`; @p Lines: how its loads
  *        ask L2 for data (t16_fetch()).
  */
-template <unsigned Run, bool Lines = false>
+template <unsigned Run, bool Lines = false, bool RowLoads = false>
 struct runs16 {
     /** Elements of a run before its shift: the tile rows of `in` it starts from. */
     static constexpr unsigned run = Run;
+    /** Whether each thread loads one chunk of every 32nd row (t16r_load_rows()), not items in turn. */
+    static constexpr bool row_loads = RowLoads;
+    /** Threads per block: 32 rows of 9 chunks with row loads, else T16_THREADS. */
+    static constexpr unsigned threads = RowLoads ? 32 * (T16R_COLS / T16_CHUNK + 1) : T16_THREADS;
     /** Whether its loads ask L2 for whole 128-byte lines. */
     static constexpr bool lines = Lines;
     /** Rows of `in` a tile may need: Run plus up to 15 for the shift of a run. */
@@ -620,6 +624,76 @@ UNROLL_ON_DEVICE
     }
 }
 
+/** Rows between the rows one thread loads, with row loads: 32. */
+#define T16R_ROW_STEP 32
+
+/**
+ * @brief t16r_load() with each thread on one chunk of every 32nd row:
+ *        thread t loads chunk t % 9 of rows t / 9, t / 9 + 32, ...
+ *
+ * 32 rows of `in` are 32 x cols elements, a whole number of chunks, so a
+ * row and the row 32 below it start at the same place in their chunks:
+ * the tile column of a thread's chunk, and which of its elements fall in
+ * the tile, are the same on every row it loads. What t16r_load() works
+ * out per chunk is worked out once. Where no chunk of the tile sticks
+ * out of the matrix (every tile but the first and last of its rows, on
+ * most shapes), the loads need no checks.
+ */
+template <class Runs>
+static __host__ __device__ __forceinline__ void t16r_load_rows(uint16_t *tile, const uint16_t *in, size_t rows,
+                                                               size_t cols, size_t row0, size_t col0,
+                                                               unsigned width, unsigned tid)
+{
+    static_assert(Runs::rows % T16R_ROW_STEP == 0, "a tile's rows are whole steps of 32");
+    constexpr unsigned passes = Runs::rows / T16R_ROW_STEP;
+    const unsigned height = t16_extent(rows, row0, Runs::rows);
+    const unsigned lead = t16r_lead(in, 16);
+    const unsigned r0 = tid / T16R_CHUNKS_PER_ROW, k = tid % T16R_CHUNKS_PER_ROW;
+    const size_t flat = (row0 + r0) * cols + col0 + lead;   // the row's first element, from `chunks`
+    const int column = (int)(k * T16_CHUNK) - (int)(flat % T16_CHUNK);
+    if (column >= (int)width)
+        return;
+    const uint4 *chunks = reinterpret_cast<const uint4 *>(in - lead);
+    const size_t chunk0 = flat / T16_CHUNK + k, step = T16R_ROW_STEP * cols / T16_CHUNK;
+    const size_t count = rows * cols;
+    // The tile's first chunk starts in the matrix and its last one ends in it: no chunk sticks out.
+    const size_t first = (row0 * cols + col0 + lead) / T16_CHUNK * T16_CHUNK;
+    const size_t last = ((row0 + height - 1) * cols + col0 + lead) / T16_CHUNK * T16_CHUNK
+                        + T16R_CHUNKS_PER_ROW * T16_CHUNK;
+    const bool inside = height == Runs::rows && first >= lead && last <= lead + count;
+    uint4 v[passes];
+    bool held[passes];
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < passes; ++p) {
+        const size_t chunk = chunk0 + p * step;
+        held[p] = inside || (r0 + p * T16R_ROW_STEP < height && chunk * T16_CHUNK >= lead
+                             && chunk * T16_CHUNK + T16_CHUNK <= lead + count);
+        if (held[p]) {
+            v[p] = t16_fetch<Runs::lines>(&chunks[chunk]);
+            continue;
+        }
+        if (r0 + p * T16R_ROW_STEP >= height)
+            continue;
+        const uint16_t *elements = reinterpret_cast<const uint16_t *>(chunks);
+        for (unsigned e = 0; e < T16_CHUNK; ++e) {   // sticks out of the matrix
+            const size_t at = chunk * T16_CHUNK + e;
+            if ((unsigned)(column + (int)e) < width && at >= lead && at < lead + count)
+                tile[(r0 + p * T16R_ROW_STEP) * T16R_STRIDE + column + (int)e] = elements[at];
+        }
+    }
+    const int base = (int)(r0 * T16R_STRIDE) + column;
+UNROLL_ON_DEVICE
+    for (unsigned p = 0; p < passes; ++p) {
+        if (!held[p])
+            continue;
+        const uint32_t w[4] = {v[p].x, v[p].y, v[p].z, v[p].w};
+UNROLL_ON_DEVICE
+        for (unsigned e = 0; e < T16_CHUNK; ++e)
+            if ((unsigned)(column + (int)e) < width)
+                tile[base + (int)(p * T16R_ROW_STEP * T16R_STRIDE + e)] = (uint16_t)(w[e / 2] >> (16 * (e % 2)));
+    }
+}
+
 /**
  * @brief Write the tile's runs: thread t writes run t / 4 with its 4
  *        lanes, whole 16-byte chunks in 64-byte groups, and the 0-7
@@ -666,7 +740,7 @@ UNROLL_ON_DEVICE
 
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
-static __global__ void __launch_bounds__(T16_THREADS, 4)   // 64 registers; at 5 blocks (48) the chunks spill
+static __global__ void __launch_bounds__(Runs::threads, 4)   // 64 registers; at 5 blocks (48) the chunks spill
 transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint16_t tile[Runs::rows * T16R_STRIDE];
@@ -675,7 +749,10 @@ transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, si
         size_t row0, col0;
         t16_tile(t, tiles_y, Runs::run, T16R_COLS, &row0, &col0);
         const unsigned width = t16_extent(cols, col0, T16R_COLS);
-        t16r_load<Runs>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        if constexpr (Runs::row_loads)
+            t16r_load_rows<Runs>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
+        else
+            t16r_load<Runs>(tile, in, rows, cols, row0, col0, width, threadIdx.x);
         __syncthreads();
         t16r_store<Runs>(tile, out, rows, row0, col0, width, threadIdx.x);
         __syncthreads();
@@ -689,7 +766,7 @@ static inline size_t transpose16_runs_launch(const uint16_t *in, uint16_t *out, 
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch_16(in, out, rows * cols, stream);
-    const dim3 block(T16_THREADS);
+    const dim3 block(Runs::threads);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Runs::run) * ceil_div(cols, T16R_COLS), 1);
     transpose16_runs<Runs><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
