@@ -624,6 +624,20 @@ UNROLL_ON_DEVICE
     }
 }
 
+/**
+ * @brief Put the elements of chunk @p v that fall in the tile's @p width
+ *        columns (its first at tile column @p column) at tile[at], tile[at + 1], ...
+ */
+static __host__ __device__ __forceinline__ void t16r_place(uint16_t *tile, int at, int column, unsigned width,
+                                                           uint4 v)
+{
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+UNROLL_ON_DEVICE
+    for (unsigned e = 0; e < T16_CHUNK; ++e)
+        if ((unsigned)(column + (int)e) < width)
+            tile[at + (int)e] = (uint16_t)(w[e / 2] >> (16 * (e % 2)));
+}
+
 /** Rows between the rows one thread loads, with row loads: 32. */
 #define T16R_ROW_STEP 32
 
@@ -661,13 +675,23 @@ static __host__ __device__ __forceinline__ void t16r_load_rows(uint16_t *tile, c
     const size_t last = ((row0 + height - 1) * cols + col0 + lead) / T16_CHUNK * T16_CHUNK
                         + T16R_CHUNKS_PER_ROW * T16_CHUNK;
     const bool inside = height == Runs::rows && first >= lead && last <= lead + count;
+    const int base = (int)(r0 * T16R_STRIDE) + column;
     uint4 v[passes];
+    if (inside) {   // the same for the whole block: no thread takes the other path
+UNROLL_ON_DEVICE
+        for (unsigned p = 0; p < passes; ++p)
+            v[p] = t16_fetch<Runs::lines>(&chunks[chunk0 + p * step]);
+UNROLL_ON_DEVICE
+        for (unsigned p = 0; p < passes; ++p)
+            t16r_place(tile, base + (int)(p * T16R_ROW_STEP * T16R_STRIDE), column, width, v[p]);
+        return;
+    }
     bool held[passes];
 UNROLL_ON_DEVICE
     for (unsigned p = 0; p < passes; ++p) {
         const size_t chunk = chunk0 + p * step;
-        held[p] = inside || (r0 + p * T16R_ROW_STEP < height && chunk * T16_CHUNK >= lead
-                             && chunk * T16_CHUNK + T16_CHUNK <= lead + count);
+        held[p] = r0 + p * T16R_ROW_STEP < height && chunk * T16_CHUNK >= lead
+                  && chunk * T16_CHUNK + T16_CHUNK <= lead + count;
         if (held[p]) {
             v[p] = t16_fetch<Runs::lines>(&chunks[chunk]);
             continue;
@@ -678,20 +702,13 @@ UNROLL_ON_DEVICE
         for (unsigned e = 0; e < T16_CHUNK; ++e) {   // sticks out of the matrix
             const size_t at = chunk * T16_CHUNK + e;
             if ((unsigned)(column + (int)e) < width && at >= lead && at < lead + count)
-                tile[(r0 + p * T16R_ROW_STEP) * T16R_STRIDE + column + (int)e] = elements[at];
+                tile[base + (int)(p * T16R_ROW_STEP * T16R_STRIDE + e)] = elements[at];
         }
     }
-    const int base = (int)(r0 * T16R_STRIDE) + column;
 UNROLL_ON_DEVICE
-    for (unsigned p = 0; p < passes; ++p) {
-        if (!held[p])
-            continue;
-        const uint32_t w[4] = {v[p].x, v[p].y, v[p].z, v[p].w};
-UNROLL_ON_DEVICE
-        for (unsigned e = 0; e < T16_CHUNK; ++e)
-            if ((unsigned)(column + (int)e) < width)
-                tile[base + (int)(p * T16R_ROW_STEP * T16R_STRIDE + e)] = (uint16_t)(w[e / 2] >> (16 * (e % 2)));
-    }
+    for (unsigned p = 0; p < passes; ++p)
+        if (held[p])
+            t16r_place(tile, base + (int)(p * T16R_ROW_STEP * T16R_STRIDE), column, width, v[p]);
 }
 
 /**
