@@ -757,7 +757,8 @@ UNROLL_ON_DEVICE
 
 /** @brief Sector runs of 2-byte elements, tiles in column-major order, on any shape (rows, cols >= 2). */
 template <class Runs>
-static __global__ void __launch_bounds__(Runs::threads, 4)   // 64 registers; at 5 blocks (48) the chunks spill
+static __global__ void __launch_bounds__(Runs::threads, MAX_BLOCKS_PER_SM(Runs::threads) < 4
+                                                            ? MAX_BLOCKS_PER_SM(Runs::threads) : 4)   // 4: no spill
 transpose16_runs(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint16_t tile[Runs::rows * T16R_STRIDE];
