@@ -185,7 +185,7 @@ static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t
 /** @brief Sector runs on every shape, each thread loading one chunk of every 32nd row. */
 static size_t launch_runs_rows(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_runs_launch<runs16<144, true, true>>(in, out, rows, cols, stream);
+    return transpose16_runs_launch<runs16_rows<144, true>>(in, out, rows, cols, stream);
 }
 
 /** @brief Sector runs of 128 elements on every shape: fewer loads in flight. */

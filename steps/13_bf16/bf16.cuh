@@ -534,14 +534,14 @@ transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t r
  *        `out`, which need Run + 15 rows of `in`; @p Lines: how its loads
  *        ask L2 for data (t16_fetch()).
  */
-template <unsigned Run, bool Lines = false, bool RowLoads = false>
+template <unsigned Run, bool Lines = false>
 struct runs16 {
     /** Elements of a run before its shift: the tile rows of `in` it starts from. */
     static constexpr unsigned run = Run;
-    /** Whether each thread loads one chunk of every 32nd row (t16r_load_rows()), not items in turn. */
-    static constexpr bool row_loads = RowLoads;
-    /** Threads per block: 32 rows of 9 chunks with row loads, else T16_THREADS. */
-    static constexpr unsigned threads = RowLoads ? 32 * (T16R_COLS / T16_CHUNK + 1) : T16_THREADS;
+    /** Whether each thread loads one chunk of every 32nd row (t16r_load_rows()), not chunks in turn. */
+    static constexpr bool row_loads = false;
+    /** Threads per block. */
+    static constexpr unsigned threads = T16_THREADS;
     /** Whether its loads ask L2 for whole 128-byte lines. */
     static constexpr bool lines = Lines;
     /** Rows of `in` a tile may need: Run plus up to 15 for the shift of a run. */
@@ -550,6 +550,15 @@ struct runs16 {
     static constexpr unsigned items = rows * T16R_CHUNKS_PER_ROW;
     /** Chunk loads per thread. */
     static constexpr unsigned passes = (items + T16_THREADS - 1) / T16_THREADS;
+};
+
+/** @brief runs16 whose threads each load one chunk of every 32nd row: 32 rows of 9 chunks, 288 threads. */
+template <unsigned Run, bool Lines = false>
+struct runs16_rows : runs16<Run, Lines> {
+    /** Loads by t16r_load_rows(). */
+    static constexpr bool row_loads = true;
+    /** Threads per block: 32 rows of 9 chunks. */
+    static constexpr unsigned threads = 32 * (T16R_COLS / T16_CHUNK + 1);
 };
 
 /** @brief Elements between the @p bytes-byte boundary at or before @p p and @p p. */
