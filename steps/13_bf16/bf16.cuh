@@ -667,8 +667,8 @@ static __host__ __device__ __forceinline__ void t16r_load_rows(uint16_t *tile, c
                                                                size_t cols, size_t row0, size_t col0,
                                                                unsigned width, unsigned tid)
 {
-    static_assert(Runs::rows % T16R_ROW_STEP == 0, "a tile's rows are whole steps of 32");
-    constexpr unsigned passes = Runs::rows / T16R_ROW_STEP;
+    // The last pass is partial where a tile's rows are not whole steps of 32 (runs of 128: 144 rows).
+    constexpr unsigned passes = (Runs::rows + T16R_ROW_STEP - 1) / T16R_ROW_STEP;
     const unsigned height = t16_extent(rows, row0, Runs::rows);
     const unsigned lead = t16r_lead(in, 16);
     const unsigned r0 = tid / T16R_CHUNKS_PER_ROW, k = tid % T16R_CHUNKS_PER_ROW;
@@ -689,10 +689,12 @@ static __host__ __device__ __forceinline__ void t16r_load_rows(uint16_t *tile, c
     if (inside) {   // the same for the whole block: no thread takes the other path
 UNROLL_ON_DEVICE
         for (unsigned p = 0; p < passes; ++p)
-            v[p] = t16_fetch<Runs::lines>(&chunks[chunk0 + p * step]);
+            if (Runs::rows % T16R_ROW_STEP == 0 || p + 1 < passes || r0 + p * T16R_ROW_STEP < Runs::rows)
+                v[p] = t16_fetch<Runs::lines>(&chunks[chunk0 + p * step]);
 UNROLL_ON_DEVICE
         for (unsigned p = 0; p < passes; ++p)
-            t16r_place(tile, base + (int)(p * T16R_ROW_STEP * T16R_STRIDE), column, width, v[p]);
+            if (Runs::rows % T16R_ROW_STEP == 0 || p + 1 < passes || r0 + p * T16R_ROW_STEP < Runs::rows)
+                t16r_place(tile, base + (int)(p * T16R_ROW_STEP * T16R_STRIDE), column, width, v[p]);
         return;
     }
     bool held[passes];
