@@ -5,22 +5,21 @@
  *
  * ## The idea
  * A 16-byte chunk holds 8 bf16 elements and a 4-byte bank word holds 2.
- * Step 09's float32 store, ported (`port`), makes 16 shared loads of 2
- * bytes per 32 bytes out.
- * Instead, a thread reads one word (columns 2h, 2h + 1) from each of 8
- * tile rows, and byte permutes (`__byte_perm`, `PRMT`) pair the low halves
- * into column 2h's chunk and the high halves into column 2h + 1's: 8 loads
- * of 4 bytes for two 16-byte chunks (`prmt`, the default). `ldsm` and
- * `stsm` use `ldmatrix`/`stmatrix .trans` instead.
+ * Step 09's store, ported (`port`), makes 16 shared loads of 2 bytes per
+ * 32 bytes out. Instead, a thread reads one word (columns 2h, 2h + 1)
+ * from each of 8 tile rows, and byte permutes (`PRMT`) pair the low
+ * halves into column 2h's chunk and the high halves into column 2h + 1's:
+ * 8 loads of 4 bytes for two 16-byte chunks (`prmt`, the default). `ldsm`
+ * and `stsm` use `ldmatrix`/`stmatrix .trans` instead.
  *
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
  * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
- * past L2 on more than 64 rows. Rows that are not whole aligned chunks,
- * or (in `prmt`) start off a sector of `out`, take `runs`, step 11's
- * sector runs; thin matrices, step 11's `slabs`. Loads ask L2 for whole
- * lines where the next tiles reuse them (`prmt_lines`: always,
- * `prmt_sectors`: never).
+ * past L2 (over 64 rows). Rows that are not whole chunks or start off a
+ * sector of `out` take `runs`: sector runs, a thread loading one chunk
+ * of every 32nd row (`runs_chunks`: chunks in turn). Thin matrices:
+ * `slabs`. Loads ask for whole L2 lines where later tiles reuse them or
+ * a tile spans whole rows (`prmt_lines`: always).
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -29,7 +28,6 @@
  * ## Build and run
  *
  *     make step13
- *     ./build/step13 --shapes 16384x16384
  *     ./build/step13 --shapes 16384x16384 --variant port
  *     ./build/step13 --shapes 10007x7919,8192x8192+1,1x67108864
  *
@@ -41,7 +39,8 @@
 /*
  * The kernels of the step load `in` asking L2 for whole 128-byte lines
  * (Lines = true, t16_fetch()). The default asks only where the tile beside
- * reuses them in time (t16_lines_reused()); `prmt_lines` asks on every shape
+ * reuses them in time (t16_lines_reused()) or where a tile spans whole rows
+ * (lines_for()); `prmt_lines` asks on every shape
  * and `prmt_sectors` on none, which shows what the hint is worth.
  */
 
@@ -53,13 +52,17 @@ template <bool Lines = true>
 using tile_64x64 = tile16<64, 64, Lines>;
 /**
  * Runs of 144 elements (288 bytes, 9 sectors) in each row of `out`, as step
- * 11's runs of 96 floats: a tile loads 160 rows of 9 chunks, 5.6 a thread,
- * all held in registers at once (64 a thread, 4 blocks, no spill).
+ * 11's runs of 96 floats: a tile loads 160 rows of 9 chunks. Each of its 288
+ * threads loads the same chunk of every 32nd row, 5 in all, held in
+ * registers at once (56 a thread, 4 blocks, no spill), and works out the
+ * chunk's tile column and checks once per tile (t16r_load_rows()).
  */
 template <bool Lines = true>
-using runs_144 = runs16<144, Lines>;
-/** Runs of 128 elements (256 bytes), as step 11's runs of 64 floats: 144 rows of 9 chunks, 5.1 a thread. */
-using runs_128 = runs16<128, true>;
+using runs_144 = runs16_rows<144, Lines>;
+/** Runs of 128 elements (256 bytes), as step 11's runs of 64 floats: 144 rows of 9 chunks, 4.5 a thread. */
+using runs_128 = runs16_rows<128, true>;
+/** Runs of 144 whose 256 threads load the tile's chunks in turn, working out each chunk's column and checks. */
+using runs_chunks = runs16<144, true>;
 
 /** The tile that writes 256 bytes into each row of `out`, as step 11's runs: 128 x 64, 16 KB. */
 using tile_128x64 = tile16<128, 64, true>;
@@ -67,11 +70,16 @@ using tile_128x64 = tile16<128, 64, true>;
 template <bool Lines = true>
 using tile_128x128 = tile16<128, 128, Lines>;
 
-/** @brief Whether @p rule (kernel_utils.cuh) asks for lines on tiles @p tile_cols wide. */
-static bool lines_for(lines_rule rule, size_t rows, unsigned tile_cols)
+/**
+ * @brief Whether @p rule (kernel_utils.cuh) asks for lines on tiles
+ *        @p tile_cols wide. Where the matrix is no wider than a tile, a
+ *        tile's rows lie end to end in `in`: whole lines fetch only what
+ *        the tile reads, and they paid (narrow study, 1000003 x 33).
+ */
+static bool lines_for(lines_rule rule, size_t rows, size_t cols, unsigned tile_cols)
 {
     if (rule == LINES_WHERE_REUSED)
-        return t16_lines_reused(rows, tile_cols, t16_l2_bytes());
+        return cols <= tile_cols || t16_lines_reused(rows, tile_cols, t16_l2_bytes());
     return rule == LINES_ALWAYS;
 }
 
@@ -102,18 +110,20 @@ static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out,
     if (slabs_pay<uint16_t>(rows, cols, vec8_fits(in, out, rows, cols)))
         return slabs_launch(in, out, rows, cols, stream);
     if (!t16_out_rows_on_sectors(out, rows)) {
-        if (lines_for(rule, rows, T16R_COLS))
+        if (lines_for(rule, rows, cols, T16R_COLS))
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
         return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
     }
     // A 128 x 128 tile on 64 rows or columns or fewer is half empty or worse: those keep 64 x 128 tiles past L2.
     if (rows * cols * sizeof(uint16_t) > t16_l2_bytes() && rows > tile_64x128<>::rows && cols > tile_64x128<>::rows)
-        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, tile_128x128<>::cols), in, out, rows, cols,
+        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, cols, tile_128x128<>::cols), in, out, rows, cols,
                                                stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
     if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<>, T16_PRMT>()))
-        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, tile_64x64<>::cols), in, out, rows, cols, stream);
-    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, tile_64x128<>::cols), in, out, rows, cols, stream);
+        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, cols, tile_64x64<>::cols), in, out, rows, cols,
+                                             stream);
+    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, cols, tile_64x128<>::cols), in, out, rows, cols,
+                                          stream);
 }
 
 /** @brief The default: the PRMT store, its loads asking for whole lines where the tile beside reuses them. */
@@ -182,10 +192,10 @@ static size_t launch_runs(const uint16_t *in, uint16_t *out, size_t rows, size_t
     return transpose16_runs_launch<runs_144<>>(in, out, rows, cols, stream);
 }
 
-/** @brief Sector runs on every shape, each thread loading one chunk of every 32nd row. */
-static size_t launch_runs_rows(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+/** @brief Sector runs on every shape, the tile's chunks loaded in turn by 256 threads. */
+static size_t launch_runs_chunks(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return transpose16_runs_launch<runs16_rows<144, true>>(in, out, rows, cols, stream);
+    return transpose16_runs_launch<runs_chunks>(in, out, rows, cols, stream);
 }
 
 /** @brief Sector runs of 128 elements on every shape: fewer loads in flight. */
@@ -223,8 +233,8 @@ static const kernel_variant variants[] = {
               launch_runs),
     variant16("runs_128", "sector runs of 128 elements on every shape: fewer loads in flight than runs of 144",
               launch_runs_128),
-    variant16("runs_rows", "sector runs of 144 elements, each thread loading one chunk of every 32nd row",
-              launch_runs_rows),
+    variant16("runs_chunks", "sector runs of 144 elements whose threads load the tile's chunks in turn, "
+              "each chunk's column and checks worked out anew", launch_runs_chunks),
     variant16("prmt_lines", "the default with loads that ask L2 for whole 128-byte lines on every shape",
               launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
