@@ -62,9 +62,10 @@ RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 # bf16 matrices past L2 whose rows of in do not start on 128 bytes, from 10000 to 100001 rows: one column of
 # tiles (in and out) fills from a tenth of L2 to several times it. Rows a multiple of 16 take the 128 x 128
 # tiles, the others the runs of 64 columns. Step 13's default asks L2 for whole lines where that column fits
-# in a quarter of L2: the study times it beside the hint always and never.
+# in a quarter of L2, or where a tile spans whole rows: the study times it beside the hint always and never.
+# The last three are tall and at most a runs tile wide, so each tile's rows lie end to end in `in`.
 LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
-                "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000")
+                "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000,699051x48,1000003x33,1398101x24")
 LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
 # float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
 # takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits

@@ -36,7 +36,7 @@ pitch-study: $(BUILD)/step09 $(BUILD)/step11 $(BUILD)/step12 ## time step 09, st
 runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 96 floats and step 12's answer on odd matrices of few rows or columns -> docs/results/<gpu>-runs.csv
 	@python3 -m lab.bench --study runs --build '$(BUILD)' $(bench_gpu)
 
-lines-study: $(BUILD)/step12 $(BUILD)/step13 ## time the defaults of steps 12 (float32) and 13 (bf16) beside their loads asking L2 for whole lines always and never, on matrices of 10000-100001 rows -> docs/results/<gpu>-lines.csv
+lines-study: $(BUILD)/step12 $(BUILD)/step13 ## time the defaults of steps 12 (float32) and 13 (bf16) beside their loads asking L2 for whole lines always and never, on matrices of 10000-100001 rows and on three tall ones a tile wide -> docs/results/<gpu>-lines.csv
 	@python3 -m lab.bench --study lines --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
