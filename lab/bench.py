@@ -38,12 +38,14 @@ from lab import machine, results, schema, shapes
 
 # About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide, then the same 2 to 63 rows high.
 # Step 12's answer runs step 09's launch, step 11's slabs or its sector runs there: the study times those, and
-# step 11's chunk kernel. In bf16, step 13's default against its slabs, sector runs and 64 x 128 tiles.
+# step 11's chunk kernel. In bf16, step 13's default against its slabs, sector runs and 64 x 128 tiles, and
+# step 11's slabs of single elements.
 NARROW_WIDTHS = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_SHAPES = NARROW_WIDTHS + "," + ",".join("x".join(reversed(s.split("x"))) for s in NARROW_WIDTHS.split(","))
 NARROW_RUNS = (("09", "vec4"), ("11", "any_shape"), ("11", "long_runs"), ("11", "chunks"), ("11", "slabs"),
-               ("12", "answer"), ("13", "prmt"), ("13", "slabs"), ("13", "runs"), ("13", "prmt_64x128"))
+               ("12", "answer"), ("13", "prmt"), ("13", "slabs"), ("13", "runs"), ("13", "prmt_64x128"),
+               ("13", "slabs_elements"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
 # L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
 # of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's
@@ -63,9 +65,10 @@ RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 # tiles (in and out) fills from a tenth of L2 to several times it. Rows a multiple of 16 take the 128 x 128
 # tiles, the others the runs of 64 columns. Step 13's default asks L2 for whole lines where that column fits
 # in a quarter of L2, or where a tile spans whole rows: the study times it beside the hint always and never.
-# The last three are tall and at most a runs tile wide, so each tile's rows lie end to end in `in`.
+# The last three are tall and at most a runs tile wide, so each tile's rows lie end to end in `in`
+# (narrower ones take the slabs).
 LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
-                "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000,699051x48,1000003x33,1398101x24")
+                "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000,699051x48,838861x40,1000003x33")
 LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
 # float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
 # takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits

@@ -64,27 +64,29 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
     return s >= 2 && s <= SLAB_MAX_SHORT;
 }
 
-/** Slabs pay on fewer rows than this (`make narrow-study`)... */
+/** Float slabs pay on fewer rows than this (`make narrow-study`)... */
 #define SLAB_ROWS 40u
-/** ...unless this many or more are whole aligned 16-byte chunks (32 float rows, 16 bf16): tiles kept up there. */
-#define SLAB_CHUNK_ROWS(T) (sizeof(T) == 4 ? 32u : 16u)
-/** Slabs pay on fewer columns than this: 32 floats, 24 bf16, whose 2-byte stores trailed the tiles from there. */
-#define SLAB_COLS(T) (sizeof(T) == 4 ? 32u : 24u)
+/** ...unless this many or more are whole aligned 16-byte chunks: tiles kept up there. */
+#define SLAB_CHUNK_ROWS 32u
+/** Float slabs pay on fewer columns than this. */
+#define SLAB_COLS 32u
 
 /**
  * @brief Whether slabs are the faster way through a @p rows x @p cols
- *        matrix of @p T whose rows are whole aligned chunks when
- *        @p whole_chunks: `make narrow-study` times steps 12 and 13's
- *        choices against each kernel they choose between.
+ *        float matrix whose rows are whole aligned chunks when
+ *        @p whole_chunks: `make narrow-study` times step 12's choice
+ *        against each kernel it chooses between. (Step 13's bf16 slabs
+ *        have their own rule, slabs16_pay().)
  */
 template <typename T>
 static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool whole_chunks)
 {
+    static_assert(sizeof(T) == 4, "a rule measured on floats");
     if (!slabs_fit(rows, cols))
         return false;
     if (rows < cols)
-        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS(T));
-    return cols < SLAB_COLS(T);
+        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS);
+    return cols < SLAB_COLS;
 }
 
 /** @brief Positions of the long side in one slab of @p T, for a short side of @p s (2..63). */
@@ -158,9 +160,9 @@ static __host__ __device__ __forceinline__ void load_slab(T *slab, const T *__re
 /**
  * @brief Thread @p tid's share of reading one stretch of @p count
  *        elements at 16-byte aligned @p src into slab[j][i], 16 bytes a
- *        load: what load_slab() does one element a load. On 2-byte
- *        elements `make narrow-study` times both (step 13's slabs); on
- *        floats 16-byte loads trailed 4-byte ones, so float slabs keep those.
+ *        load: what load_slab() does one element a load. Taken on 2-byte
+ *        elements (step 13's `slabs_elements`); on floats 16-byte loads
+ *        trailed 4-byte ones, so float slabs keep those.
  */
 template <typename T>
 static __host__ __device__ __forceinline__ void load_stretch_chunks(T *slab, const T *__restrict__ src, unsigned count,

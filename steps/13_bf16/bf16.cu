@@ -35,6 +35,7 @@
  */
 #include "harness.h"
 #include "bf16.cuh"
+#include "slabs16.cuh"
 
 /*
  * The kernels of the step load `in` asking L2 for whole 128-byte lines
@@ -100,15 +101,15 @@ static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, s
  *        ways; one that fits in L2 keeps 64 x 128 tiles, twice as many
  *        blocks, or 64 x 64 below one wave of those. Where rows of `out` do
  *        not start on sectors, the sector runs, which shift every run to
- *        start on one, write whole sectors instead. Thin matrices take step
- *        11's slabs (slabs_pay()). @p rule: when the loads ask L2 for whole
- *        lines.
+ *        start on one, write whole sectors instead. Thin matrices take
+ *        slabs of 16-byte chunks (slabs16_pay()). @p rule: when the loads
+ *        ask L2 for whole lines.
  */
 static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                              cudaStream_t stream)
 {
-    if (slabs_pay<uint16_t>(rows, cols, vec8_fits(in, out, rows, cols)))
-        return slabs_launch(in, out, rows, cols, stream);
+    if (slabs16_pay(rows, cols, vec8_fits(in, out, rows, cols)))
+        return slabs16_launch(in, out, rows, cols, stream);
     if (!t16_out_rows_on_sectors(out, rows)) {
         if (lines_for(rule, rows, cols, T16R_COLS))
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
@@ -204,8 +205,16 @@ static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, si
     return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
 }
 
-/** @brief Step 11's slabs on every matrix of 2-63 rows or columns, the default elsewhere. */
+/** @brief Slabs of 16-byte chunks on every matrix of 2-63 rows or columns, the default elsewhere. */
 static size_t launch_slabs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (slabs_fit(rows, cols))
+        return slabs16_launch(in, out, rows, cols, stream);
+    return launch_prmt(in, out, rows, cols, stream);
+}
+
+/** @brief Step 11's slabs, one element an access, on every matrix of 2-63 rows or columns, the default elsewhere. */
+static size_t launch_slabs_elements(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (slabs_fit(rows, cols))
         return slabs_launch(in, out, rows, cols, stream);
@@ -239,8 +248,10 @@ static const kernel_variant variants[] = {
               launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
               launch_prmt_sectors),
-    variant16("slabs", "step 11's slabs on every matrix of 2-63 rows or columns: 8192 elements a block along the "
-              "long side", launch_slabs),
+    variant16("slabs", "slabs of 8192 elements on every matrix of 2-63 rows or columns, 16-byte chunks where whole",
+              launch_slabs),
+    variant16("slabs_elements", "step 11's slabs on every matrix of 2-63 rows or columns: one element an access",
+              launch_slabs_elements),
 };
 
 STEP_DEFINE_16("bf16: two elements to a bank word", variants, NULL)

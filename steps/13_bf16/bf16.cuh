@@ -19,7 +19,7 @@
 #include "baselines.h"
 #include "check.h"
 #include "kernel_utils.cuh"
-#include "steps/11_any_shape/slabs.cuh"   // slabs_pay(), slabs_launch(): thin matrices
+#include "steps/11_any_shape/slabs.cuh"   // slabs_launch(): step 11's slabs, the variant `slabs_elements`
 
 /** Threads per block. */
 #define T16_THREADS 256
