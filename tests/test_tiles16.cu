@@ -84,6 +84,24 @@ struct poisoned16 {
     }
 };
 
+/** @brief One played transpose: a guarded input at @p in_lead, the answer it must give, a poisoned output. */
+struct played16 {
+    guarded in_mem;
+    const uint16_t *in;
+    std::vector<uint16_t> want;
+    poisoned16 out;
+
+    played16(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead, unsigned seed)
+        : in_mem(guarded_input(rows * cols, in_lead, seed)), in(elements_of(in_mem, in_lead)), want(rows * cols),
+          out(rows * cols, out_lead)
+    {
+        transpose_reference_16(in, want.data(), rows, cols);
+    }
+    played16(const played16 &) = delete;
+    played16 &operator=(const played16 &) = delete;
+    ~played16() { guarded_free(in_mem); }
+};
+
 /** @brief Play the quad shuffles of one warp: round k sends t16_quad_send() and puts what lane's source sent. */
 static void play_quad_shuffles(const uint32_t (&from)[32][4], uint32_t (&to)[32][4])
 {
@@ -154,11 +172,9 @@ static void play_stsm_warp(uint4 *tile, const uint4 *in, size_t cols, size_t row
 template <class Tile, t16_store Store>
 static bool check_vec8(size_t rows, size_t cols)
 {
-    guarded in_mem = guarded_input(rows * cols, 0, 5);
-    const uint16_t *in = elements_of(in_mem, 0);
-    std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in, want.data(), rows, cols);
-    poisoned16 out(rows * cols, 0);
+    played16 play(rows, cols, 0, 0, 5);
+    const uint16_t *in = play.in;
+    poisoned16 &out = play.out;
     std::vector<uint4> tile(Tile::rows * Tile::chunks_per_row);
     uint4 *out4 = reinterpret_cast<uint4 *>(out.data);
     const size_t tiles_y = ceil_div(rows, Tile::rows), tiles = tiles_y * ceil_div(cols, Tile::cols);
@@ -181,19 +197,16 @@ static bool check_vec8(size_t rows, size_t cols)
         for (unsigned tid = 0; Store == T16_PRMT && tid < T16_THREADS; ++tid)
             t16_store_prmt<Tile>(tile.data(), out4, rows, row0, col0, height, width, tid);
     }
-    guarded_free(in_mem);
-    return out.matches(want);
+    return out.matches(play.want);
 }
 
 /** @brief The runs kernel of run length Runs::run over a whole matrix, input and output at the leads given. */
 template <class Runs>
 static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
-    guarded in_mem = guarded_input(rows * cols, in_lead, 13);
-    const uint16_t *in = elements_of(in_mem, in_lead);
-    std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in, want.data(), rows, cols);
-    poisoned16 out(rows * cols, out_lead);
+    played16 play(rows, cols, in_lead, out_lead, 13);
+    const uint16_t *in = play.in;
+    poisoned16 &out = play.out;
     std::vector<uint16_t> tile(Runs::rows * T16R_STRIDE);
     const size_t tiles_y = ceil_div(rows, Runs::run), tiles = tiles_y * ceil_div(cols, T16R_COLS);
     bool ok = true;
@@ -221,18 +234,13 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
             ok = ok && (i == rows || (uintptr_t)(alone.data + j * rows + i) % 32 == 0);
         }
     }
-    guarded_free(in_mem);
-    return ok && written == rows * cols && out.matches(want);
+    return ok && written == rows * cols && out.matches(play.want);
 }
 
 /** @brief The slabs of 16-byte chunks over a whole thin matrix, input and output at the leads given. */
 static bool check_slabs16(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
 {
-    guarded in_mem = guarded_input(rows * cols, in_lead, 16);
-    const uint16_t *in = elements_of(in_mem, in_lead);
-    std::vector<uint16_t> want(rows * cols);
-    transpose_reference_16(in, want.data(), rows, cols);
-    poisoned16 out(rows * cols, out_lead);
+    played16 play(rows, cols, in_lead, out_lead, 16);
     std::vector<uint4> chunks(S16_SMEM / S16_CHUNK);
     uint16_t *slab = (uint16_t *)chunks.data();
     const bool few_rows = rows <= cols;
@@ -240,14 +248,13 @@ static bool check_slabs16(size_t rows, size_t cols, unsigned in_lead, unsigned o
     for (size_t b = 0; b < ceil_div(few_rows ? cols : rows, n); ++b) {
         memset(slab, 0xA5, S16_SMEM * 2);   // what the last slab left: nothing of it may reach `out`
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            few_rows ? s16_slab_load<true>(slab, in, out.data, rows, cols, n, b, tid)
-                     : s16_slab_load<false>(slab, in, out.data, rows, cols, n, b, tid);
+            few_rows ? s16_slab_load<true>(slab, play.in, play.out.data, rows, cols, n, b, tid)
+                     : s16_slab_load<false>(slab, play.in, play.out.data, rows, cols, n, b, tid);
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            few_rows ? s16_slab_store<true>(slab, in, out.data, rows, cols, n, b, tid)
-                     : s16_slab_store<false>(slab, in, out.data, rows, cols, n, b, tid);
+            few_rows ? s16_slab_store<true>(slab, play.in, play.out.data, rows, cols, n, b, tid)
+                     : s16_slab_store<false>(slab, play.in, play.out.data, rows, cols, n, b, tid);
     }
-    guarded_free(in_mem);
-    return out.matches(want);
+    return play.out.matches(play.want);
 }
 
 /** @brief Slabs of 16-byte chunks on every short side, at every lead of `in` and of `out`. */
