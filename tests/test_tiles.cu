@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "steps/12_tma/answer.cuh"
+#include "steps/12_tma/slab_chunks.cuh"
 #include "steps/11_any_shape/any_shape.cuh"
 #include "steps/11_any_shape/sector_runs.cuh"
 #include "steps/11_any_shape/slabs.cuh"
@@ -291,26 +292,29 @@ static bool poisoned(T v)
 }
 
 /**
- * @brief Play every slab of step 11's slabs kernel on a @p rows x @p cols
- *        matrix of @p T, thread by thread, `in` and `out` starting
- *        @p in_lead and @p out_lead elements past a 4-byte boundary: every
+ * @brief Play every slab of step 11's slabs kernel (with @p Chunks, step
+ *        12's slabs of 16-byte chunks) on a @p rows x @p cols matrix of
+ *        @p T, thread by thread, `in` and `out` starting @p in_lead and
+ *        @p out_lead elements past a 4-byte boundary (16 with @p Chunks): every
  *        element of `out` is written with its value, once, by the slab
  *        that holds it, and nothing around `out`. Where `in` ends on a
  *        page, a read past its end stops the test at the guard page after it.
  */
-template <typename T, bool FewRows>
+template <typename T, bool FewRows, bool Chunks = false>
 static bool check_slabs(size_t rows, size_t cols, unsigned in_lead = 0, unsigned out_lead = 0)
 {
     const size_t count = rows * cols, len = FewRows ? cols : rows;
     const unsigned n = slab_width<T>((unsigned)(FewRows ? rows : cols));
-    // `in` ends at the guard page when its lead is what the count leaves there; else one element before it.
-    const unsigned per_word = 4 / sizeof(T), at_end = (unsigned)(per_word - count % per_word) % per_word;
-    const size_t spare = (in_lead + per_word - at_end) % per_word;
+    // `in` ends at the guard page when its lead is what the count leaves there; else a few elements before it.
+    const unsigned per_word = (Chunks ? 16 : 4) / sizeof(T);
+    const size_t spare = (2 * per_word - count % per_word - in_lead) % per_word;
     guarded in_mem = guarded_alloc_bytes((count + spare) * sizeof(T));
     T *in = (T *)in_mem.data;
     for (size_t i = 0; i < count; ++i)
         in[i] = slab_value<T>(i);
-    std::vector<T> out_mem(count + 4), slab(SLAB_SMEM(T));
+    std::vector<T> out_mem(count + per_word);
+    std::vector<uint4> slab_chunks((SLAB_SMEM(T) > SC_SMEM(T) ? SLAB_SMEM(T) : SC_SMEM(T)) * sizeof(T) / 16);
+    T *slab = (T *)slab_chunks.data();
     T *out = out_mem.data() + ((per_word + out_lead - ((uintptr_t)out_mem.data() / sizeof(T)) % per_word) % per_word);
     for (auto &v : out_mem)   // the poison: 0 for 2-byte elements, NaN (below) for floats
         v = T();
@@ -319,10 +323,13 @@ static bool check_slabs(size_t rows, size_t cols, unsigned in_lead = 0, unsigned
     bool ok = n >= SLAB_WIDTH_STEP && ((uintptr_t)in / sizeof(T)) % per_word == in_lead &&
               ((uintptr_t)out / sizeof(T)) % per_word == out_lead;
     for (size_t b = 0; b < ceil_div(len, n) && ok; ++b) {
+        memset(slab, 0xA5, slab_chunks.size() * sizeof(uint4));   // nothing of the last slab may reach `out`
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            slab_load<T, FewRows>(slab.data(), in, rows, cols, n, b, tid);
+            Chunks ? sc_slab_load<T, FewRows>(slab, in, out, rows, cols, n, b, tid)
+                   : slab_load<T, FewRows>(slab, in, rows, cols, n, b, tid);
         for (unsigned tid = 0; tid < THREADS; ++tid)
-            slab_store<T, FewRows>(slab.data(), out, rows, cols, n, b, tid);
+            Chunks ? sc_slab_store<T, FewRows>(slab, in, out, rows, cols, n, b, tid)
+                   : slab_store<T, FewRows>(slab, out, rows, cols, n, b, tid);
         // Slab b's elements are right, and none of a later slab is written yet.
         for (size_t c = 0; c < cols && ok; ++c)
             for (size_t r = 0; r < rows && ok; ++r) {
@@ -387,16 +394,19 @@ static void check_slab_walk(void)
     }
     report(ok, "step 11 slabs: on a short side of 2 to 63, the widest slab of whole warps that fits 16 KB "
                "(4096 floats, 8192 bf16)");
-    report(slabs_pay<float>(39, 1000001, false) && !slabs_pay<float>(40, 1000001, false),
-           "step 11 slabs: pay on 39 rows, not 40");
-    report(slabs_pay<float>(31, 1000000, true) && !slabs_pay<float>(32, 1000000, true),
-           "step 11 slabs: pay on 31 rows of whole chunks, not 32");
-    report(slabs_pay<float>(1000001, 31, false) && !slabs_pay<float>(1000001, 32, false),
-           "step 11 slabs: pay on 31 columns, not 32");
-    report(slabs_pay<float>(1000000, 16, true), "step 11 slabs: pay on 16 columns of whole chunks");
-    report(!slabs_pay<float>(1, 1000, false) && !slabs_pay<float>(1000, 1, false) &&
-           !slabs_pay<float>(64, 100000, false) && !slabs_pay<float>(100000, 64, true),
-           "step 11 slabs: never on vectors or from 64 rows and columns");
+    report(slab_chunks_pay<float>(55, 1000001, false) && !slab_chunks_pay<float>(56, 1000001, false) &&
+           slab_chunks_pay<uint16_t>(63, 1000001, false) && slab_chunks_pay<uint16_t>(63, 1000000, false),
+           "step 12 slabs of chunks: pay on 55 float rows, not 56; on every thin bf16 matrix");
+    report(slab_chunks_pay<float>(31, 1000000, true) && !slab_chunks_pay<float>(32, 1000000, true) &&
+           slab_chunks_pay<uint16_t>(31, 1000000, true) && !slab_chunks_pay<uint16_t>(32, 1000000, true),
+           "step 12 slabs of chunks: pay on 31 rows of whole chunks, not 32, of both element sizes");
+    report(slab_chunks_pay<float>(1000001, 31, false) && !slab_chunks_pay<float>(1000001, 32, false) &&
+           slab_chunks_pay<uint16_t>(1000001, 31, false) && !slab_chunks_pay<uint16_t>(1000001, 32, false) &&
+           slab_chunks_pay<float>(1000000, 16, true) && slab_chunks_pay<uint16_t>(1000000, 16, true),
+           "step 12 slabs of chunks: pay on 31 columns, not 32, whole chunks or not, of both element sizes");
+    report(!slab_chunks_pay<float>(1, 1000, false) && !slab_chunks_pay<uint16_t>(1000, 1, false) &&
+           !slab_chunks_pay<float>(64, 100000, false) && !slab_chunks_pay<uint16_t>(100000, 64, true),
+           "step 12 slabs of chunks: never on vectors or from 64 rows and columns");
     report(slabs_fit(2, 2) && slabs_fit(63, 1000000) && slabs_fit(1000000, 63) && !slabs_fit(1, 1000) &&
            !slabs_fit(1000, 1) && !slabs_fit(64, 100000) && !slabs_fit(100000, 64),
            "step 11 slabs: taken on a short side of 2 to 63, not 1 or 64");
@@ -421,9 +431,10 @@ static void check_pick_answer(void)
         {63, 1000000, true, true, ANSWER_SHARED64, "one row short of a tile, rows of whole chunks"},
         {63, 1000001, false, false, ANSWER_SHARED64, "one row short of a tile, rows not whole chunks"},
         {39, 1000001, false, false, ANSWER_SLABS, "39 rows, not whole chunks"},
-        {41, 1000001, false, false, ANSWER_SHARED64, "41 rows, not whole chunks"},
-        {40, 1000001, false, false, ANSWER_CHUNKS, "40 rows of out of whole chunks, rows of in not"},
-        {48, 699051, false, false, ANSWER_CHUNKS, "48 rows of out of whole chunks, rows of in not"},
+        {55, 1000001, false, false, ANSWER_SLABS, "55 rows, not whole chunks"},
+        {57, 1000001, false, false, ANSWER_SHARED64, "57 rows, not whole chunks"},
+        {48, 699051, false, false, ANSWER_SLABS, "48 rows of out of whole chunks, rows of in not"},
+        {56, 1000001, false, false, ANSWER_CHUNKS, "56 rows of out of whole chunks, rows of in not"},
         {60, 1000001, false, false, ANSWER_CHUNKS, "60 rows of out of whole chunks, rows of in not"},
         {64, 1000001, false, false, ANSWER_ANY_SHAPE, "a tile's 64 rows of out of whole chunks, rows of in not"},
         {32, 1000000, true, true, ANSWER_SHARED64, "a warp's 32 rows of whole chunks"},
@@ -588,6 +599,18 @@ int main(void)
     for (const auto &s : thin) {
         snprintf(name, sizeof name, "step 11 slabs: %zux%zu floats, every slab played thread by thread", s[0], s[1]);
         report(s[0] <= s[1] ? check_slabs<float, true>(s[0], s[1]) : check_slabs<float, false>(s[0], s[1]), name);
+        for (unsigned lead = 0; lead < 16; lead += 5) {   // in and out each 0-3 floats past a chunk
+            snprintf(name, sizeof name, "step 12 slabs of chunks: %zux%zu floats, in +%u and out +%u past a chunk, "
+                     "every slab played thread by thread", s[0], s[1], lead % 4, lead / 4);
+            report(s[0] <= s[1] ? check_slabs<float, true, true>(s[0], s[1], lead % 4, lead / 4)
+                                : check_slabs<float, false, true>(s[0], s[1], lead % 4, lead / 4), name);
+        }
+        for (unsigned lead = 0; lead < 64; lead += 13) {   // in and out each 0-7 bf16 past a chunk
+            snprintf(name, sizeof name, "step 12 slabs of chunks: %zux%zu bf16, in +%u and out +%u past a chunk, "
+                     "every slab played thread by thread", s[0], s[1], lead % 8, lead / 8);
+            report(s[0] <= s[1] ? check_slabs<uint16_t, true, true>(s[0], s[1], lead % 8, lead / 8)
+                                : check_slabs<uint16_t, false, true>(s[0], s[1], lead % 8, lead / 8), name);
+        }
         for (unsigned lead = 0; lead < 4; ++lead) {   // in and out each on a word, or 2 bytes past one
             snprintf(name, sizeof name, "step 11 slabs: %zux%zu bf16, in +%u and out +%u elements past a word, "
                      "every slab played thread by thread", s[0], s[1], lead % 2, lead / 2);

@@ -15,8 +15,6 @@
  *   any size, with the input and the output at several 2-byte alignments.
  *   What each tile of rows 1 and up writes into a row of `out` must start
  *   on a 32-byte sector.
- * - The slabs of 16-byte chunks on thin matrices (2-63 rows or columns),
- *   with the input and the output at every 2-byte alignment of a chunk.
  *
  * Every result must be bit-exact, nothing outside the output may be
  * written (poison on both sides), no element may be written by two tiles
@@ -35,7 +33,6 @@
 #include "check.h"
 #include "matrix.h"
 #include "steps/13_bf16/bf16.cuh"
-#include "steps/13_bf16/slabs16.cuh"
 #include "tests/guard_page.h"
 
 static int failures = 0;
@@ -237,53 +234,6 @@ static bool check_runs(size_t rows, size_t cols, unsigned in_lead, unsigned out_
     return ok && written == rows * cols && out.matches(play.want);
 }
 
-/** @brief The slabs of 16-byte chunks over a whole thin matrix, input and output at the leads given. */
-static bool check_slabs16(size_t rows, size_t cols, unsigned in_lead, unsigned out_lead)
-{
-    played16 play(rows, cols, in_lead, out_lead, 16);
-    std::vector<uint4> chunks(S16_SMEM / S16_CHUNK);
-    uint16_t *slab = (uint16_t *)chunks.data();
-    const bool few_rows = rows <= cols;
-    const unsigned n = slab_width<uint16_t>((unsigned)(few_rows ? rows : cols));
-    for (size_t b = 0; b < ceil_div(few_rows ? cols : rows, n); ++b) {
-        memset(slab, 0xA5, S16_SMEM * 2);   // what the last slab left: nothing of it may reach `out`
-        for (unsigned tid = 0; tid < THREADS; ++tid)
-            few_rows ? s16_slab_load<true>(slab, play.in, play.out.data, rows, cols, n, b, tid)
-                     : s16_slab_load<false>(slab, play.in, play.out.data, rows, cols, n, b, tid);
-        for (unsigned tid = 0; tid < THREADS; ++tid)
-            few_rows ? s16_slab_store<true>(slab, play.in, play.out.data, rows, cols, n, b, tid)
-                     : s16_slab_store<false>(slab, play.in, play.out.data, rows, cols, n, b, tid);
-    }
-    return play.out.matches(play.want);
-}
-
-/** @brief Slabs of 16-byte chunks on every short side, at every lead of `in` and of `out`. */
-static void check_slabs16_shapes(void)
-{
-    bool ok = true;
-    for (unsigned s = 2; s <= SLAB_MAX_SHORT && ok; s += s < 10 ? 1 : 7)
-        for (size_t len : {(size_t)1000, (size_t)8191, (size_t)3 * slab_width<uint16_t>(s) + 5})
-            for (unsigned in_lead = 0; in_lead < T16_CHUNK && ok; in_lead += 3)
-                for (unsigned out_lead = 0; out_lead < T16_CHUNK && ok; out_lead += 5)
-                    ok = check_slabs16(s, len, in_lead, out_lead) && check_slabs16(len, s, in_lead, out_lead);
-    report(ok, "slabs16: thin matrices of 2-63 rows or columns, at leads of 0, 3 and 6 in and 0 and 5 out");
-    report(check_slabs16(63, 63, 7, 7) && check_slabs16(2, 2, 1, 1) && check_slabs16(2, 9, 7, 0) &&
-           check_slabs16(9, 2, 0, 7), "slabs16: tiny matrices whose every chunk sticks out of them");
-}
-
-/** @brief Where the default takes slabs16: each side of each boundary of slabs16_pay(). */
-static void check_slabs16_rule(void)
-{
-    report(slabs16_pay(63, 1000001, false) && slabs16_pay(63, 1000000, false) && !slabs16_pay(64, 1000001, false),
-           "slabs16: pay on every thin matrix of up to 63 rows whose rows are not whole chunks");
-    report(slabs16_pay(31, 1000000, true) && !slabs16_pay(32, 1000000, true) && !slabs16_pay(63, 1000000, true),
-           "slabs16: pay on 31 rows of whole chunks, not 32");
-    report(slabs16_pay(1000001, 31, false) && !slabs16_pay(1000001, 32, false) && slabs16_pay(1000000, 16, true),
-           "slabs16: pay on 31 columns, not 32, whole chunks or not");
-    report(!slabs16_pay(1, 1000, false) && !slabs16_pay(1000, 1, false) && !slabs16_pay(100000, 64, true),
-           "slabs16: never on vectors or from 64 rows and columns");
-}
-
 /** @brief The three stores of the 16-byte kernel at one tile shape, on shapes with partial edge tiles. */
 template <class Tile>
 static void check_tile_shape(void)
@@ -360,7 +310,5 @@ int main(void)
     check_run_length<runs16_rows<144, true>>();   // the row loads
     check_run_length<runs16_rows<128, true>>();   // row loads whose last pass is partial (144 rows)       // its runs_128 variant and the exercise's
     check_run_length<runs16<112>>();       // a length that is no power of two
-    check_slabs16_shapes();
-    check_slabs16_rule();
     return failures ? 1 : 0;
 }

@@ -64,31 +64,6 @@ static inline __host__ __device__ bool slabs_fit(size_t rows, size_t cols)
     return s >= 2 && s <= SLAB_MAX_SHORT;
 }
 
-/** Float slabs pay on fewer rows than this (`make narrow-study`)... */
-#define SLAB_ROWS 40u
-/** ...unless this many or more are whole aligned 16-byte chunks: tiles kept up there. */
-#define SLAB_CHUNK_ROWS 32u
-/** Float slabs pay on fewer columns than this. */
-#define SLAB_COLS 32u
-
-/**
- * @brief Whether slabs are the faster way through a @p rows x @p cols
- *        float matrix whose rows are whole aligned chunks when
- *        @p whole_chunks: `make narrow-study` times step 12's choice
- *        against each kernel it chooses between. (Step 13's bf16 slabs
- *        have their own rule, slabs16_pay().)
- */
-template <typename T>
-static inline __host__ __device__ bool slabs_pay(size_t rows, size_t cols, bool whole_chunks)
-{
-    static_assert(sizeof(T) == 4, "a rule measured on floats");
-    if (!slabs_fit(rows, cols))
-        return false;
-    if (rows < cols)
-        return rows < SLAB_ROWS && !(whole_chunks && rows >= SLAB_CHUNK_ROWS);
-    return cols < SLAB_COLS;
-}
-
 /** @brief Positions of the long side in one slab of @p T, for a short side of @p s (2..63). */
 template <typename T>
 static inline __host__ __device__ unsigned slab_width(unsigned s)

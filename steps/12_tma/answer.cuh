@@ -26,12 +26,13 @@
  *
  * Why each row: on a matrix of few rows or columns, a 64x64 tile is
  * mostly empty, and a block moves too few bytes to pay for its start; a
- * slab of 4096 elements along the long side does (slabs_pay(); `make
- * narrow-study` times them all on matrices of 2-63 rows and columns).
- * Step 09's tiles kept up from 40 rows, and from 32 rows or columns of
- * whole chunks; where only the rows of `out` are whole chunks, step 11's
- * chunk kernel led them, writing 16 bytes at a time; on 32-63 columns of
- * other rows, step 11's sector runs led them, as on any other matrix.
+ * slab of 4096 elements along the long side does, moving 16-byte chunks
+ * (slab_chunks.cuh, slab_chunks_pay(); `make narrow-study` times them all
+ * on matrices of 2-63 rows and columns). Step 09's tiles kept up from 56
+ * rows, and from 32 rows or columns of whole chunks; where only the rows
+ * of `out` are whole chunks, step 11's chunk kernel led them, writing 16
+ * bytes at a time; on 32-63 columns of other rows, step 11's sector runs
+ * led them, as on any other matrix.
  * Up to a size that
  * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
@@ -73,12 +74,12 @@
 #include "steps/11_any_shape/any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
 #include "check.h"           // CUDA_CHECK
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
-#include "steps/11_any_shape/slabs.cuh"     // slabs_launch()
+#include "slab_chunks.cuh"                    // slab_chunks_launch()
 
 /** @brief The three launches the answer chooses between. */
 enum answer_kernel {
     ANSWER_CHUNKS,      /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
-    ANSWER_SLABS,       /**< slabs_launch(): step 11's slabs, on 2-63 rows or columns */
+    ANSWER_SLABS,       /**< slab_chunks_launch(): step 11's slabs moving 16-byte chunks, on 2-63 rows or columns */
     ANSWER_SHARED64,    /**< shared64_launch(): step 09's 16-byte kernel, or its 4-byte one */
     ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
     ANSWER_LONG_RUNS,   /**< any_shape_launch<SR_LONG_RUN>(): step 11's default, sector runs of 96 floats */
@@ -139,7 +140,7 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
 {
     if (rows == 1 || cols == 1)
         return ANSWER_CHUNKS;
-    if (slabs_pay<float>(rows, cols, vec4))
+    if (slab_chunks_pay<float>(rows, cols, vec4))
         return ANSWER_SLABS;
     // Few rows of `out` made of whole chunks, rows of `in` not: the chunk kernel writes them 16 bytes at a time.
     if (rows < TILE && !vec4 && rows % VEC == 0)
@@ -215,7 +216,7 @@ static inline size_t answer_launch(const float *in, float *out, size_t rows, siz
     case ANSWER_CHUNKS:
         return chunks_launch(in, out, rows, cols, stream);
     case ANSWER_SLABS:
-        return slabs_launch(in, out, rows, cols, stream);
+        return slab_chunks_launch(in, out, rows, cols, stream);
     case ANSWER_SHARED64:
         return shared64_launch(in, out, rows, cols, true, stream);
     case ANSWER_LONG_RUNS:

@@ -35,7 +35,7 @@
  */
 #include "harness.h"
 #include "bf16.cuh"
-#include "slabs16.cuh"
+#include "steps/12_tma/slab_chunks.cuh"   // slab_chunks_launch(): thin matrices
 
 /*
  * The kernels of the step load `in` asking L2 for whole 128-byte lines
@@ -102,14 +102,14 @@ static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, s
  *        blocks, or 64 x 64 below one wave of those. Where rows of `out` do
  *        not start on sectors, the sector runs, which shift every run to
  *        start on one, write whole sectors instead. Thin matrices take
- *        slabs of 16-byte chunks (slabs16_pay()). @p rule: when the loads
- *        ask L2 for whole lines.
+ *        step 12's slabs of 16-byte chunks (slab_chunks_pay()). @p rule:
+ *        when the loads ask L2 for whole lines.
  */
 static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                              cudaStream_t stream)
 {
-    if (slabs16_pay(rows, cols, vec8_fits(in, out, rows, cols)))
-        return slabs16_launch(in, out, rows, cols, stream);
+    if (slab_chunks_pay<uint16_t>(rows, cols, vec8_fits(in, out, rows, cols)))
+        return slab_chunks_launch<uint16_t>(in, out, rows, cols, stream);
     if (!t16_out_rows_on_sectors(out, rows)) {
         if (lines_for(rule, rows, cols, T16R_COLS))
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
@@ -209,7 +209,7 @@ static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, si
 static size_t launch_slabs(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (slabs_fit(rows, cols))
-        return slabs16_launch(in, out, rows, cols, stream);
+        return slab_chunks_launch<uint16_t>(in, out, rows, cols, stream);
     return launch_prmt(in, out, rows, cols, stream);
 }
 
