@@ -122,6 +122,9 @@ static __host__ __device__ __forceinline__ void sc_load_runs(T *slab, const T *_
     slab_walk w = walk_start(tid, per_run);                               // outer: the run, inner: its chunk
     for (unsigned base = 0; base < s * per_run; base += SC_LOADS * THREADS) {
         uint4 v[SC_LOADS];
+#ifndef __CUDA_ARCH__
+        memset(v, 0, sizeof v);   // the host compiler cannot tell that only the chunks loaded are read
+#endif
         int slot[SC_LOADS];
         UNROLL_ON_DEVICE
         for (unsigned k = 0; k < SC_LOADS; ++k) {
@@ -194,6 +197,9 @@ static __host__ __device__ __forceinline__ void sc_load_stretch(T *slab, const T
     slab_walk w = {e0 / s, e0 % s, step / s, step % s, s};   // outer: j, inner: i
     for (unsigned base = 0; base < st.whole; base += SC_LOADS * THREADS) {
         uint4 v[SC_LOADS];
+#ifndef __CUDA_ARCH__
+        memset(v, 0, sizeof v);   // the host compiler cannot tell that only the chunks loaded are read
+#endif
         UNROLL_ON_DEVICE
         for (unsigned k = 0; k < SC_LOADS; ++k)
             if (base + k * THREADS + tid < st.whole)
