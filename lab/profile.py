@@ -310,9 +310,14 @@ def plan_covers_templates(plan: pd.DataFrame | None = None) -> list[str]:
         shown = f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items() if k != 'metrics')})"
         steps = [s for s in str(arguments.get("steps") or arguments.get("step") or "").split(",") if s]
         wanted_kernels = str(arguments.get("kernel") or arguments.get("variant") or "").split(",")
+        # One step gives every kernel listed; several give one each at least, and each kernel comes from one of them.
+        every_kernel = all if len(steps) == 1 else any
         for step in steps:
-            if not all(covers(plan, arguments, step, kernel or None) for kernel in wanted_kernels):
+            if not every_kernel(covers(plan, arguments, step, kernel or None) for kernel in wanted_kernels):
                 problems.append(f"{where}: {shown}: the plan profiles no step {step} at {shape} with that")
+        for kernel in wanted_kernels if len(steps) > 1 else []:
+            if not any(covers(plan, arguments, step, kernel or None) for step in steps):
+                problems.append(f"{where}: {shown}: the plan profiles {kernel} at {shape} in none of its steps")
         if name == "profile" and arguments.get("baselines") in ("yes", True) and steps:
             rows = plan[(plan["step"] == steps[-1]) & (plan["shape"] == shape) & (plan["baselines"] == "yes")]
             problems += [] if len(rows) else [f"{where}: the plan profiles no baselines beside step {steps[-1]} "

@@ -264,6 +264,15 @@ def test_a_plan_that_profiles_one_of_two_listed_variants_is_caught():
     assert problems and all("step 13 at 100000x1000" in p and "13_bf16.md.j2" in p for p in problems)
 
 
+def test_a_plan_where_one_step_of_a_two_step_table_profiles_nothing_listed_is_caught():
+    plan = profile.read_plan()
+    planted = plan[~((plan["step"] == "11") & (plan["shape"] == "16777216x2"))]
+    assert len(planted) == len(plan) - 1
+    problems = profile.plan_covers_templates(planted)
+    assert problems and all("16777216x2" in p and "12_tma.md.j2" in p for p in problems)
+    assert any("step 11 at 16777216x2" in p for p in problems)
+
+
 def test_a_plan_without_the_peers_a_template_shows_is_caught():
     plan = profile.read_plan()
     planted = plan[~((plan["step"] == "") & (plan["shape"] == "12800x1280"))]

@@ -306,9 +306,9 @@ int main(void)
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups
     check_tile_shape<tile16<128, 128>>();  // the default past the size of L2
     check_run_length<runs16<144>>();       // the step's runs
-    check_run_length<runs16<128>>();
+    check_run_length<runs16<128>>();       // the exercise's fallback
     check_run_length<runs16_rows<144, true>>();   // the row loads
-    check_run_length<runs16_rows<128, true>>();   // row loads whose last pass is partial (144 rows)       // its runs_128 variant and the exercise's
+    check_run_length<runs16_rows<128, true>>();   // row loads whose last pass is partial (144 rows): runs_128
     check_run_length<runs16<112>>();       // a length that is no power of two
     return failures ? 1 : 0;
 }

@@ -298,7 +298,7 @@ static __host__ __device__ __forceinline__ void sc_slab_store(const T *slab, con
  * @brief Transpose a bf16 matrix with 2 to 63 rows (@p FewRows) or columns,
  *        slab by slab of @p n positions of the long side.
  */
-template <typename T, bool FewRows>
+template <bool FewRows, typename T>   // FewRows first: a name ending `, true>` is a kernel asking L2 for lines
 static __global__ void __launch_bounds__(THREADS)
 transpose_slab_chunks(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, unsigned n)
 {
@@ -343,9 +343,9 @@ static inline size_t slab_chunks_launch(const T *in, T *out, size_t rows, size_t
     const unsigned s = (unsigned)(few_rows ? rows : cols), n = slab_width<T>(s);
     const dim3 grid = grid_for_tiles(ceil_div(few_rows ? cols : rows, n), 1);
     if (few_rows)
-        transpose_slab_chunks<T, true><<<grid, THREADS, 0, stream>>>(in, out, rows, cols, n);
+        transpose_slab_chunks<true, T><<<grid, THREADS, 0, stream>>>(in, out, rows, cols, n);
     else
-        transpose_slab_chunks<T, false><<<grid, THREADS, 0, stream>>>(in, out, rows, cols, n);
+        transpose_slab_chunks<false, T><<<grid, THREADS, 0, stream>>>(in, out, rows, cols, n);
     return threads_launched(grid, dim3(THREADS));
 }
 
