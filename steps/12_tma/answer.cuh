@@ -11,8 +11,8 @@
  * | the matrix                                       | launch                              |
  * | ------------------------------------------------ | ----------------------------------- |
  * | one row or one column (a vector)                 | step 11's chunk kernel: a copy      |
- * | 2-39 rows (2-31 of whole aligned chunks), or 2-31 columns | step 11's slabs            |
- * | 40-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
+ * | 2-55 rows (2-31 of whole aligned chunks), or 2-31 columns | slabs of 16-byte chunks    |
+ * | 56-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
