@@ -113,13 +113,13 @@ static __host__ __device__ __forceinline__ void sc_next(slab_walk &w)
  */
 template <typename T>
 static __host__ __device__ __forceinline__ void sc_load_runs(T *slab, const T *__restrict__ in,
-                                                              size_t count, size_t len, size_t first, unsigned s,
-                                                              unsigned width, unsigned pitch, unsigned tid)
+                                                             size_t count, size_t len, size_t first, unsigned s,
+                                                             unsigned width, unsigned pitch, unsigned tid)
 {
     const unsigned lead = (unsigned)((uintptr_t)in % 16) / sizeof(T);
     const uint4 *chunks = reinterpret_cast<const uint4 *>(in - lead);
     const unsigned per_run = (width + 2 * SC_CHUNK(T) - 2) / SC_CHUNK(T);   // chunks that cover width elements
-    slab_walk w = walk_start(tid, per_run);                               // outer: the run, inner: its chunk
+    slab_walk w = walk_start(tid, per_run);                                 // outer: the run, inner: its chunk
     for (unsigned base = 0; base < s * per_run; base += SC_LOADS * THREADS) {
         uint4 v[SC_LOADS];
 #ifndef __CUDA_ARCH__
@@ -159,8 +159,8 @@ static __host__ __device__ __forceinline__ void sc_load_runs(T *slab, const T *_
  */
 template <typename T>
 static __host__ __device__ __forceinline__ void sc_store_runs(const T *slab, T *__restrict__ out,
-                                                               size_t len, size_t first, unsigned s, unsigned width,
-                                                               unsigned pitch, unsigned tid)
+                                                              size_t len, size_t first, unsigned s, unsigned width,
+                                                              unsigned pitch, unsigned tid)
 {
     const unsigned lead = (unsigned)((uintptr_t)out % 16) / sizeof(T);
     uint4 *chunks = reinterpret_cast<uint4 *>(out - lead);
@@ -188,8 +188,8 @@ static __host__ __device__ __forceinline__ void sc_store_runs(const T *slab, T *
  */
 template <typename T>
 static __host__ __device__ __forceinline__ void sc_load_stretch(T *slab, const T *__restrict__ src,
-                                                                 unsigned s, unsigned width, unsigned pitch,
-                                                                 sc_leads leads, unsigned tid)
+                                                                unsigned s, unsigned width, unsigned pitch,
+                                                                sc_leads leads, unsigned tid)
 {
     const sc_stretch st = sc_split(src, width * s);
     const uint4 *chunks = reinterpret_cast<const uint4 *>(src + st.head);
@@ -231,8 +231,8 @@ static __host__ __device__ __forceinline__ void sc_load_stretch(T *slab, const T
  */
 template <typename T>
 static __host__ __device__ __forceinline__ void sc_store_stretch(const T *slab, T *__restrict__ dst,
-                                                                  unsigned s, unsigned width, unsigned pitch,
-                                                                  sc_leads leads, unsigned tid)
+                                                                 unsigned s, unsigned width, unsigned pitch,
+                                                                 sc_leads leads, unsigned tid)
 {
     const sc_stretch st = sc_split(dst, width * s);
     uint4 *chunks = reinterpret_cast<uint4 *>(dst + st.head);
@@ -267,8 +267,8 @@ static __host__ __device__ __forceinline__ unsigned sc_pitch(unsigned n)
 /** @brief Thread @p tid's share of loading slab @p b of @p n positions: runs (@p FewRows) or a stretch of `in`. */
 template <typename T, bool FewRows>
 static __host__ __device__ __forceinline__ void sc_slab_load(T *slab, const T *__restrict__ in,
-                                                              const T *out, size_t rows, size_t cols,
-                                                              unsigned n, size_t b, unsigned tid)
+                                                             const T *out, size_t rows, size_t cols,
+                                                             unsigned n, size_t b, unsigned tid)
 {
     const size_t len = FewRows ? cols : rows;
     const unsigned s = (unsigned)(FewRows ? rows : cols);
@@ -282,8 +282,8 @@ static __host__ __device__ __forceinline__ void sc_slab_load(T *slab, const T *_
 /** @brief Thread @p tid's share of storing slab @p b of @p n positions: a stretch (@p FewRows) or runs of `out`. */
 template <typename T, bool FewRows>
 static __host__ __device__ __forceinline__ void sc_slab_store(const T *slab, const T *in,
-                                                               T *__restrict__ out, size_t rows, size_t cols,
-                                                               unsigned n, size_t b, unsigned tid)
+                                                              T *__restrict__ out, size_t rows, size_t cols,
+                                                              unsigned n, size_t b, unsigned tid)
 {
     const size_t len = FewRows ? cols : rows;
     const unsigned s = (unsigned)(FewRows ? rows : cols);
