@@ -39,6 +39,7 @@
 #include "harness.h"
 #include "answer.cuh"   // the default: which kernel of the tutorial runs on which shape
 #include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
+#include "tile_copy.cuh"   // the two bounds: copies in the answer's tiles
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -171,6 +172,18 @@ static size_t launch_answer_sectors(const float *in, float *out, size_t rows, si
     return answer_launch(in, out, rows, cols, stream, LINES_NEVER);
 }
 
+/** @brief The bound: a copy in 64x64 tiles taken down columns, the answer's order. */
+static size_t launch_copy_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<true>(in, out, rows, cols, stream);
+}
+
+/** @brief The bound: a copy in 64x64 tiles taken along rows. */
+static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<false>(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
     {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (steps/12_tma/answer.cuh)",
@@ -183,6 +196,10 @@ static const kernel_variant variants[] = {
      "the tile beside reuses them)", launch_answer_lines, ANY_GPU},
     {"answer_sectors", "the answer, its sector runs asking L2 for the sectors they read alone", launch_answer_sectors,
      ANY_GPU},
+    {"copy_down", "a bound: out = in, a COPY in 64x64 tiles taken down columns (the answer's reads, both ways)",
+     launch_copy_down, ANY_GPU, OUTPUT_COPY},
+    {"copy_across", "a bound: out = in, a COPY in 64x64 tiles taken along rows (the answer's writes, both ways)",
+     launch_copy_across, ANY_GPU, OUTPUT_COPY},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)

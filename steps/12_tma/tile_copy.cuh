@@ -1,0 +1,123 @@
+/**
+ * @file tile_copy.cuh
+ * @brief Step 12's two bounds: a plain copy (out = in) made in the answer's
+ *        64x64 tiles, to time each half of a transpose's access pattern alone.
+ *
+ * A tiled transpose reads a tile's 64 rows of `in` and writes 64 rows of
+ * `out`, 256 bytes of each. Its tile order decides which side gets long
+ * runs: the answer's tiles go down a column of `in` (column_major_tile()),
+ * so the blocks in flight write neighbouring pieces of the same rows of
+ * `out`, while each row of `in` gives them a single 256-byte piece, its
+ * next piece one column of tiles later.
+ *
+ * A copy has no such trade: it can take either pattern on both sides.
+ *
+ * - `copy_down`: the tiles in the answer's order, so reads *and* writes
+ *   look like the transpose's reads.
+ * - `copy_across`: the tiles along rows, so both look like its writes.
+ *
+ * Neither transposes, so nothing else differs: 256 threads, 16 floats each
+ * (four 16-byte chunks where every row starts on a 16-byte boundary, else
+ * single floats), the answer's launch bounds. Where each lands against the
+ * copy bound says what each half of the transpose's pattern costs DRAM
+ * (docs/appendix/12_tma.md).
+ */
+#ifndef TRANSPOSE_TILE_COPY_CUH
+#define TRANSPOSE_TILE_COPY_CUH
+
+#include <stddef.h>
+#include <cuda_runtime.h>
+
+#include "kernel_utils.cuh"
+#include "steps/11_any_shape/any_shape.cuh"   // AS_BLOCKS_PER_SM: the chunk kernel's launch bounds
+#include "tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile()
+
+/** Tile rows one pass of single-float accesses covers: 256 threads, one float each, 64 to a row. */
+#define TC_ROWS_PER_PASS (THREADS / TILE)
+
+/** @brief First row and column of tile @p t: down columns of tiles if @p Down, else along rows. */
+template <bool Down>
+static __device__ __forceinline__ void tile_at(size_t t, size_t tiles_y, size_t tiles_x, size_t *row0,
+                                               size_t *col0)
+{
+    if (Down) {
+        column_major_tile(t, tiles_y, row0, col0);
+    } else {
+        *row0 = (t / tiles_x) * TILE;
+        *col0 = (t % tiles_x) * TILE;
+    }
+}
+
+/**
+ * @brief Copy one tile as 16-byte chunks: thread @p tid loads chunk
+ *        tid % 16 of 4 tile rows, all 4 before the first store, and stores
+ *        them where they came from. The tile's width is a multiple of 4.
+ */
+static __device__ __forceinline__ void copy_tile_chunks(const float *__restrict__ in, float *__restrict__ out,
+                                                        size_t cols, size_t row0, size_t col0, unsigned height,
+                                                        unsigned width, unsigned tid)
+{
+    const unsigned row = tid / CHUNKS_PER_ROW, col = (tid % CHUNKS_PER_ROW) * VEC;
+    if (col >= width)
+        return;
+    float4 v[TILE / ROWS_PER_PASS];
+#pragma unroll
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
+        if (row + p * ROWS_PER_PASS < height)
+            v[p] = *reinterpret_cast<const float4 *>(in + (row0 + row + p * ROWS_PER_PASS) * cols + col0 + col);
+#pragma unroll
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
+        if (row + p * ROWS_PER_PASS < height)
+            *reinterpret_cast<float4 *>(out + (row0 + row + p * ROWS_PER_PASS) * cols + col0 + col) = v[p];
+}
+
+/** @brief Copy one tile float by float: thread @p tid takes column tid % 64 of 16 tile rows. */
+static __device__ __forceinline__ void copy_tile_floats(const float *__restrict__ in, float *__restrict__ out,
+                                                        size_t cols, size_t row0, size_t col0, unsigned height,
+                                                        unsigned width, unsigned tid)
+{
+    const unsigned row = tid / TILE, col = tid % TILE;
+    if (col >= width)
+        return;
+    float v[TILE / TC_ROWS_PER_PASS];
+#pragma unroll
+    for (unsigned p = 0; p < TILE / TC_ROWS_PER_PASS; ++p)
+        if (row + p * TC_ROWS_PER_PASS < height)
+            v[p] = in[(row0 + row + p * TC_ROWS_PER_PASS) * cols + col0 + col];
+#pragma unroll
+    for (unsigned p = 0; p < TILE / TC_ROWS_PER_PASS; ++p)
+        if (row + p * TC_ROWS_PER_PASS < height)
+            out[(row0 + row + p * TC_ROWS_PER_PASS) * cols + col0 + col] = v[p];
+}
+
+/** @brief out = in, one 64x64 tile per block and turn, tiles down columns if @p Down, else along rows. */
+template <bool Down, bool Chunks>
+static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
+transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
+{
+    const size_t tiles_y = ceil_div(rows, TILE), tiles_x = ceil_div(cols, TILE);
+    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
+        size_t row0, col0;
+        tile_at<Down>(t, tiles_y, tiles_x, &row0, &col0);
+        const unsigned height = tile_extent(rows, row0), width = tile_extent(cols, col0);
+        if (Chunks)
+            copy_tile_chunks(in, out, cols, row0, col0, height, width, threadIdx.x);
+        else
+            copy_tile_floats(in, out, cols, row0, col0, height, width, threadIdx.x);
+    }
+}
+
+/** @brief Launch transpose_bound_copy_in_tiles(): one block per tile, a one-dimensional grid clamped to its limit. */
+template <bool Down>
+static inline size_t tile_copy_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    const dim3 block(THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
+    if (cols % VEC == 0 && is_aligned_16(in) && is_aligned_16(out))
+        transpose_bound_copy_in_tiles<Down, true><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    else
+        transpose_bound_copy_in_tiles<Down, false><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+#endif /* TRANSPOSE_TILE_COPY_CUH */
