@@ -291,7 +291,7 @@ def table(page: Page, steps: str, shapes: str) -> str:
 def compact(page: Page, steps: str, shapes: str, variants: str | None = None, study: str | None = None,
             gpu: str | None = None, kernels: str | None = None) -> str:
     """One row per kernel and shape, the copy bound and cuBLAS of its own run beside it. variants=: the steps
-    that show every variant (the others: their default kernel), or with kernels="a,b" those kernels alone;
+    that show every variant (the others: their default kernel), or with kernels="a,b" those kernels and bounds alone;
     study=NAME: <gpu>-NAME.csv, not the sweep."""
     gpu, steps, kind = gpu or page.gpu, step_list(steps), study or "bench"
     every_variant = step_list(variants) if variants else steps
@@ -301,8 +301,7 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
             run = the_run(gpu, step, shape, kind)
             rows = labelled_rows(run) if step in every_variant else labelled_rows(run)[:1]
             if kernels and step in every_variant:
-                rows = [(label, row) for label, row in rows
-                        if row["kernel"] in kernels.split(",") or row["role"] == "bound"]
+                rows = [(label, row) for label, row in rows if row["kernel"] in kernels.split(",")]
                 if not rows:
                     raise ValueError(f"step {step} timed none of the kernels {kernels} at {shape.label()}")
             baselines = [fmt_ms(copy_bound(run)["median_ms"]), fmt_ms(library(run)["median_ms"])]

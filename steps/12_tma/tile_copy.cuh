@@ -60,15 +60,19 @@ static __device__ __forceinline__ void copy_tile_chunks(const float *__restrict_
     const unsigned row = tid / CHUNKS_PER_ROW, col = (tid % CHUNKS_PER_ROW) * VEC;
     if (col >= width)
         return;
+    // Both matrices as float4s: the launcher checked that every row is whole chunks on 16-byte boundaries.
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    const size_t first = ((row0 + row) * cols + col0 + col) / VEC, pass = ROWS_PER_PASS * cols / VEC;
     float4 v[TILE / ROWS_PER_PASS];
 #pragma unroll
     for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
         if (row + p * ROWS_PER_PASS < height)
-            v[p] = *reinterpret_cast<const float4 *>(in + (row0 + row + p * ROWS_PER_PASS) * cols + col0 + col);
+            v[p] = in4[first + p * pass];
 #pragma unroll
     for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
         if (row + p * ROWS_PER_PASS < height)
-            *reinterpret_cast<float4 *>(out + (row0 + row + p * ROWS_PER_PASS) * cols + col0 + col) = v[p];
+            store_float4(out4, first + p * pass, v[p]);
 }
 
 /** @brief Copy one tile float by float: thread @p tid takes column tid % 64 of 16 tile rows. */
@@ -90,8 +94,11 @@ static __device__ __forceinline__ void copy_tile_floats(const float *__restrict_
             out[(row0 + row + p * TC_ROWS_PER_PASS) * cols + col0 + col] = v[p];
 }
 
-/** @brief out = in, one 64x64 tile per block and turn, tiles down columns if @p Down, else along rows. */
-template <bool Down, bool Chunks>
+/**
+ * @brief out = in, one 64x64 tile per block and turn, tiles down columns if
+ *        @p Down, else along rows; accesses of @p Bytes, 16 or 4.
+ */
+template <bool Down, unsigned Bytes>
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -100,7 +107,7 @@ transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ 
         size_t row0, col0;
         tile_at<Down>(t, tiles_y, tiles_x, &row0, &col0);
         const unsigned height = tile_extent(rows, row0), width = tile_extent(cols, col0);
-        if (Chunks)
+        if (Bytes == 16)
             copy_tile_chunks(in, out, cols, row0, col0, height, width, threadIdx.x);
         else
             copy_tile_floats(in, out, cols, row0, col0, height, width, threadIdx.x);
@@ -114,9 +121,9 @@ static inline size_t tile_copy_launch(const float *in, float *out, size_t rows, 
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
     if (cols % VEC == 0 && is_aligned_16(in) && is_aligned_16(out))
-        transpose_bound_copy_in_tiles<Down, true><<<grid, block, 0, stream>>>(in, out, rows, cols);
+        transpose_bound_copy_in_tiles<Down, 16><<<grid, block, 0, stream>>>(in, out, rows, cols);
     else
-        transpose_bound_copy_in_tiles<Down, false><<<grid, block, 0, stream>>>(in, out, rows, cols);
+        transpose_bound_copy_in_tiles<Down, 4><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

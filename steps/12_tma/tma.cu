@@ -7,25 +7,25 @@
  * Step 10's threads spend instructions on every 16-byte load. On compute
  * capability 9.0 one thread can instead hand the TMA unit a *tensor map*
  * (the matrix's shape and pitch) and a tile's coordinates; the unit copies
- * the 64x32 boxes into shared memory, zero-fills what lies outside, swizzles
- * them and signals an mbarrier. A persistent block keeps
- * TMA_STAGES tiles in flight while its threads write out the oldest:
- * more bytes in flight than step 10's.
+ * the 64x32 boxes into shared memory, zero-fills and swizzles them and
+ * signals an mbarrier. A persistent block keeps TMA_STAGES tiles in
+ * flight while its threads write out the oldest.
  *
  * ## What changed since step 11
  * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
  * elsewhere); `one_stage`, with one tile in flight per block, is its control.
+ * Bounds `copy_down` and `copy_across` copy in the answer's tiles.
  *
  * ## The answer
- * The default, `answer` (answer.cuh), is what the measurements leave:
+ * The default, `answer` (answer.cuh), is what measurement left:
  * step 09's kernel on aligned matrices with rows of `out` on 64 bytes,
  * up to a size measured per GPU; step 09's or the chunk kernel on
- * matrices thinner than a tile; step 11's elsewhere, its
- * sector runs asking L2 for lines where the tile beside reuses them. No TMA.
+ * matrices thinner than a tile; step 11's elsewhere, its sector runs
+ * asking L2 for lines where the next tile reuses them. No TMA.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
- * capability 9.0 (elsewhere: SKIP).
+ * capability 9.0.
  *
  * ## Build and run
  *
