@@ -1,11 +1,13 @@
 """Step 12's per-GPU limits, kept by hand in steps/12_tma/answer_tuning.h (whose comment states the rule),
 against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitch.csv.
 
-    python3 -m lab.tuning    print each GPU's step 09 lead per size, its two limits and its row for the header;
+    python3 -m lab.tuning    print each GPU's tile kernels' leads per size, its limits and its row for the header;
                              exit 1 if a row disagrees with its results or a GPU of gpus.csv has none
 
-The first limit is read off the sweep. The second is the same rule over the matrices with a power-of-two number
-of rows alone, read off the sweep and the pitch study together (where the GPU has one). The third is the size from
+The tile kernel, step 09's vec4 or step 12's tiles_down, is the one whose best split gains more points over step
+11's default on the sweep. The first limit is read off the sweep for that kernel. The second is the same rule over
+the matrices with a power-of-two number of rows alone, read off the sweep and the pitch study together (where the
+GPU has one). The third is the size from
 which step 11's default takes sector runs of 96 floats (its variant long_runs), read off the sweep.
 """
 
@@ -33,12 +35,14 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
     return int(found.group(1)) // 4
 
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
+TILES_DOWN = "12 tiles_down"  # step 09's tile down the columns, one per block (steps/12_tma/tiles_down.cuh)
+TILE_KERNELS = {LEADER: "false", TILES_DOWN: "true"}  # each tile kernel and the header's tiles_down field for it
 CHALLENGER = "11 any_shape"  # step 11's default
 LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 96 floats
 NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
 MIB = 1 << 20
-# {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER}
-ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*\}')
+# {"NVIDIA H200", 64 * ANSWER_MIB, 64 * ANSWER_MIB, ANSWER_NEVER, true}
+ROW = re.compile(r'\{\s*"([^"]*)"\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*([^,}]*?)\s*,\s*(true|false)\s*\}')
 LIMIT = re.compile(r"(\d+)\s*\*\s*ANSWER_MIB|(\d+)(?:ull|ul|u|l)?|(ANSWER_NEVER)", re.IGNORECASE)
 
 
@@ -73,13 +77,13 @@ def average_lead(frame: pd.DataFrame, ahead: str, behind: str, missing: str) -> 
     return both.groupby("bytes").agg(lead=("lead", "mean"), shapes=("shape", " ".join)).sort_index()
 
 
-def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> pd.DataFrame:
-    """Step 09's average lead over step 11 in points of % of copy, per size: index bytes, columns lead, shapes.
-    With pow2, over the matrices with a power-of-two number of rows alone, the pitch study's too."""
+def leads(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False, leader: str = LEADER) -> pd.DataFrame:
+    """The tile kernel `leader`'s average lead over step 11 in points of % of copy, per size: index bytes, columns
+    lead, shapes. With pow2, over the matrices with a power-of-two number of rows alone, the pitch study's too."""
     frame = timed_rows(gpu, results_dir, pow2)
     frame = frame[(frame["offset"] == 0) & (frame["rows"] % out_row_floats() == 0) & (frame["cols"] % VEC == 0)
                   & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
-    return average_lead(frame, LEADER, CHALLENGER, f"{gpu}.csv has no aligned shape timed by both step 09 and "
+    return average_lead(frame, leader, CHALLENGER, f"{gpu}.csv has no aligned shape timed by both {leader} and "
                         "step 11: run `make bench` with both steps")
 
 
@@ -95,10 +99,26 @@ def best_split(leads: pd.Series) -> int:
     return int(running.idxmax())
 
 
-def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False) -> int:
+def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False, leader: str | None = None) -> int:
     """The limit, in bytes, that docs/results/<gpu>.csv implies (with pow2: the second limit, which the pitch
-    study adds to): the best split of step 09's leads over step 11."""
-    return best_split(leads(gpu, results_dir, pow2)["lead"])
+    study adds to): the best split of the tile kernel's leads over step 11 (the GPU's, tile_kernel(), by default)."""
+    return best_split(leads(gpu, results_dir, pow2, leader or tile_kernel(gpu, results_dir))["lead"])
+
+
+def gain(gpu: str, results_dir: Path | str, leader: str) -> float:
+    """The points of % of copy the tile kernel `leader` gains over step 11 on the sweep, run up to its best split;
+    0 where the sweep has no aligned shape that both time."""
+    try:
+        running = leads(gpu, results_dir, leader=leader)["lead"].cumsum()
+    except results.ResultsError:
+        return 0.0
+    return max(running.max(), 0.0)
+
+
+def tile_kernel(gpu: str, results_dir: Path | str = schema.RESULTS) -> str:
+    """The GPU's tile kernel ("09 vec4" or "12 tiles_down"): the one that gains more over step 11 on its sweep;
+    step 09's on a tie."""
+    return max(TILE_KERNELS, key=lambda leader: gain(gpu, results_dir, leader))
 
 
 def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:
@@ -133,12 +153,12 @@ def size_of(expression: str) -> float | None:
     return int(match[1]) * MIB if match[1] else int(match[2]) if match[2] else NEVER
 
 
-def header_rows(header: Path | str = HEADER) -> list[tuple[str, float | None, float | None, float | None]]:
-    """The (GPU name, limit, power-of-two limit, long runs' size) rows of the header's ANSWER_TUNINGS, in bytes;
-    None for a size not understood."""
+def header_rows(header: Path | str = HEADER) -> list[tuple[str, float | None, float | None, float | None, str]]:
+    """The (GPU name, limit, power-of-two limit, long runs' size, tiles_down) rows of the header's ANSWER_TUNINGS,
+    sizes in bytes (None for a size not understood), tiles_down as written ("true" or "false")."""
     table = re.search(r"ANSWER_TUNINGS\[\](.*?)\};", Path(header).read_text(), re.S)
     table = re.sub(r"/\*.*?\*/|//[^\n]*", "", table[1] if table else "", flags=re.S)
-    return [(name, *(size_of(size) for size in sizes)) for name, *sizes in ROW.findall(table)]
+    return [(name, *(size_of(size) for size in sizes), down) for name, *sizes, down in ROW.findall(table)]
 
 
 def size_text(size: float) -> str:
@@ -148,9 +168,9 @@ def size_text(size: float) -> str:
     return f"{int(size) // MIB} * ANSWER_MIB" if size % MIB == 0 else str(int(size))
 
 
-def row_text(name: str, first: int, second: int, third: float) -> str:
+def row_text(name: str, first: int, second: int, third: float, leader: str) -> str:
     """A row of ANSWER_TUNINGS as the header writes it."""
-    return f'{{"{name}", {size_text(first)}, {size_text(second)}, {size_text(third)}}},'
+    return f'{{"{name}", {size_text(first)}, {size_text(second)}, {size_text(third)}, {TILE_KERNELS[leader]}}},'
 
 
 def check(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) -> list[str]:
@@ -160,8 +180,12 @@ def check(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS)
     where = Path(header).name
     problems = [f"{name} has {names.count(name)} rows in {where}" for name in dict.fromkeys(names)
                 if names.count(name) > 1]
-    for name, *written in rows:
+    for name, *written, down in rows:
         gpu = results.gpu_slug(name)
+        leader = tile_kernel(gpu, results_dir)
+        if down != TILE_KERNELS[leader]:
+            problems.append(f"{name} has tiles_down {down} in {where}, its sweep {gpu}.csv implies "
+                            f"{TILE_KERNELS[leader]} ({leader} gains more over step 11)")
         readers = (("", f"its sweep {gpu}.csv implies", lambda g=gpu: limits(g, results_dir)),
                    (" for rows a power of two", f"{gpu}.csv and {gpu}-pitch.csv imply",
                     lambda g=gpu: limits(g, results_dir, pow2=True)),
@@ -183,15 +207,23 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
     known = pd.read_csv(Path(results_dir) / "gpus.csv", keep_default_na=False)
     for gpu, name in known[["slug", "name"]].itertuples(index=False):
         print(name)
+        for leader in TILE_KERNELS:
+            try:
+                table = leads(gpu, results_dir, leader=leader)
+            except results.ResultsError as err:
+                print(f"  {err}")
+                continue
+            print(f"  {leader} against step 11 (gains {gain(gpu, results_dir, leader):.2f} points up to its split):")
+            for size, row in table.iterrows():
+                print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+        leader = tile_kernel(gpu, results_dir)
         try:
-            table = leads(gpu, results_dir)
+            pow2_table = leads(gpu, results_dir, pow2=True, leader=leader)
         except results.ResultsError as err:
             print(f"  {err}")
             continue
-        for size, row in table.iterrows():
-            print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
-        print("  rows a power of two (the sweep and the pitch study):")
-        for size, row in leads(gpu, results_dir, pow2=True).iterrows():
+        print(f"  {leader}, rows a power of two (the sweep and the pitch study):")
+        for size, row in pow2_table.iterrows():
             print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
         print("  step 11's long runs against its default, on odd shapes:")
         try:
@@ -201,9 +233,9 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
         except results.ResultsError as err:
             print(f"  {err}")
             third = NEVER
-        first, second = limits(gpu, results_dir), limits(gpu, results_dir, pow2=True)
-        print(f"  limits: {label(first)}, {label(second)}, long runs from {label(third)}   "
-              f"row: {row_text(name, first, second, third)}")
+        first, second = limits(gpu, results_dir, leader=leader), limits(gpu, results_dir, pow2=True, leader=leader)
+        print(f"  tile kernel {leader}; limits: {label(first)}, {label(second)}, long runs from {label(third)}   "
+              f"row: {row_text(name, first, second, third, leader)}")
     problems = check(header, results_dir)
     for problem in problems:
         machine.say(f"lab.tuning: {problem}")

@@ -412,12 +412,33 @@ static void check_slab_walk(void)
            "step 11 slabs: taken on a short side of 2 to 63, not 1 or 64");
 }
 
+/**
+ * @brief On a GPU whose tile kernel is tiles_down.cuh's, it replaces step
+ *        09's 16-byte kernel up to the limits, and nowhere else: the short
+ *        matrices keep step 09's launch.
+ */
+static void check_pick_answer_tiles_down(answer_gpu gpu)
+{
+    gpu.tiles_down = true;
+    report(pick_answer(4096, 4096, true, true, gpu) == ANSWER_TILES_DOWN &&
+           pick_answer(8192, 8192, true, true, gpu) == ANSWER_TILES_DOWN &&
+           pick_answer(1000, 1000, true, false, gpu) == ANSWER_TILES_DOWN,
+           "step 12 answer: tiles down where step 09's 16-byte kernel ran, rows a power of two and in L2 too");
+    report(pick_answer(63, 1000000, true, true, gpu) == ANSWER_SHARED64 &&
+           pick_answer(1000000, 60, true, true, gpu) == ANSWER_SHARED64 &&
+           pick_answer(64, 64, false, false, gpu) == ANSWER_ANY_SHAPE,
+           "step 12 answer: tiles down leave short matrices to step 09 and odd rows to step 11");
+    report(pick_answer(4112, 4096, true, true, gpu) == ANSWER_ANY_SHAPE &&
+           pick_answer(3000, 3000, true, false, gpu) == ANSWER_ANY_SHAPE,
+           "step 12 answer: tiles down stop at the limit and where rows of out miss 64 bytes past L2");
+}
+
 /** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
 static void check_pick_answer(void)
 {
     // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB;
     // step 11's long runs from 300 MiB.
-    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20};
+    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20, false};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -490,6 +511,7 @@ static void check_pick_answer(void)
                  "300 MiB (%s)", c.rows, c.cols, c.why);
         report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
+    check_pick_answer_tiles_down(gpu);
 }
 
 /** @brief answer_out_rows_fit() asks both the pointer and the row length of `out` for 64 bytes. */
@@ -504,10 +526,10 @@ static void check_answer_out_rows_fit(void)
 }
 
 /** @brief Whether @p gpu has the limits @p vec4, @p pow2 and @p long_runs and the L2 size @p l2. */
-static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs)
+static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs, bool tiles_down)
 {
     return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2 &&
-           gpu.long_runs_from == long_runs;
+           gpu.long_runs_from == long_runs && gpu.tiles_down == tiles_down;
 }
 
 /** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limits; any other GPU its L2 size for both. */
@@ -517,11 +539,12 @@ static void check_answer_gpu_named(void)
     for (const auto &t : ANSWER_TUNINGS) {
         char name[160];
         snprintf(name, sizeof name, "step 12 answer: %s gets its measured limits", t.gpu);
-        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2, t.long_runs_bytes), name);
+        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2, t.long_runs_bytes,
+                          t.tiles_down), name);
     }
-    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2, ANSWER_NEVER),
-           "step 12 answer: an unmeasured GPU gets its L2 size and no long runs");
-    report(has_limits(answer_gpu_named("", l2), l2, l2, l2, ANSWER_NEVER),
+    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2, ANSWER_NEVER, false),
+           "step 12 answer: an unmeasured GPU gets step 09's kernel up to its L2 size and no long runs");
+    report(has_limits(answer_gpu_named("", l2), l2, l2, l2, ANSWER_NEVER, false),
            "step 12 answer: an empty GPU name gets the L2 size and no long runs");
     report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
            "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");

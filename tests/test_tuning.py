@@ -14,12 +14,47 @@ def test_the_header_agrees_with_the_sweeps():
     assert tuning.check() == []
 
 
+def header_row(name: str) -> tuple:
+    """The header's row of the GPU named `name`: (name, limit, power-of-two limit, long runs' size, tiles_down)."""
+    return next(row for row in tuning.header_rows() if row[0] == name)
+
+
 def test_a_limit_typed_over_is_caught(tmp_path):
+    _, first, second, *_ = header_row("NVIDIA H200")
     planted = tmp_path / "answer_tuning.h"
-    planted.write_text(tuning.HEADER.read_text().replace("128 * ANSWER_MIB, 128", "64 * ANSWER_MIB, 128"))
+    written = f'{{"NVIDIA H200", {tuning.size_text(first)}, {tuning.size_text(second)}'
+    halved = f'{{"NVIDIA H200", {tuning.size_text(first // 2)}, {tuning.size_text(second)}'
+    assert written in tuning.HEADER.read_text()
+    planted.write_text(tuning.HEADER.read_text().replace(written, halved))
     assert tuning.check(header=planted) == [
-        "NVIDIA H200 has 64 MiB in answer_tuning.h, its sweep h200.csv implies 128 MiB"]
+        f"NVIDIA H200 has {tuning.label(first // 2)} in answer_tuning.h, its sweep h200.csv implies "
+        f"{tuning.label(first)}"]
     assert tuning.main(header=planted) == 1
+
+
+@pytest.mark.parametrize("name", ["NVIDIA H200", "NVIDIA H100 80GB HBM3"])
+def test_a_tile_kernel_typed_over_is_caught(tmp_path, name):
+    *_, down = header_row(name)
+    flipped = {"true": "false", "false": "true"}[down]
+    line = next(line for line in tuning.HEADER.read_text().splitlines() if f'{{"{name}"' in line)
+    planted = tmp_path / "answer_tuning.h"
+    planted.write_text(tuning.HEADER.read_text().replace(line, line.replace(f", {down}}}", f", {flipped}}}")))
+    problems = tuning.check(header=planted)
+    assert problems[0].startswith(f"{name} has tiles_down {flipped} in answer_tuning.h, its sweep "
+                                  f"{results.gpu_slug(name)}.csv implies {down}")
+
+
+@pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
+def test_the_tile_kernel_is_the_one_that_gains_more(tmp_path, gpu):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    sweep = pd.read_csv(schema.RESULTS / f"{gpu}.csv", dtype=str, keep_default_na=False)
+    for ahead, behind in (("12 tiles_down", "09 vec4"), ("09 vec4", "12 tiles_down")):
+        planted = sweep.copy()
+        run = planted["step"] + " " + planted["kernel"]
+        lead = planted["pct_of_copy"].astype(float) + (run == ahead) * 20 - (run == behind) * 20
+        planted["pct_of_copy"] = lead.map("{:.2f}".format)
+        planted.to_csv(tmp_path / f"{gpu}.csv", index=False)
+        assert tuning.tile_kernel(gpu, tmp_path) == ahead
 
 
 def test_a_gpu_without_a_row_is_caught(tmp_path):
@@ -29,24 +64,27 @@ def test_a_gpu_without_a_row_is_caught(tmp_path):
     assert tuning.check(header=planted) == ["NVIDIA H200 (gpus.csv) has no row in answer_tuning.h"]
 
 
-def test_a_sweep_where_step_09_trails_at_64_mib_moves_the_limit(tmp_path):
-    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
-    shutil.copy(schema.RESULTS / "h100-80gb-hbm3.csv", tmp_path)
-    sweep = pd.read_csv(schema.RESULTS / "h200.csv", dtype=str, keep_default_na=False)
-    slower = (sweep["step"] == "09") & (sweep["kernel"] == "vec4") & (sweep["offset"] == "0") & (
-        (sweep["rows"] + "x" + sweep["cols"]).isin(["2048x8192", "4096x4096", "8192x2048"]))
-    sweep.loc[slower, "pct_of_copy"] = (sweep.loc[slower, "pct_of_copy"].astype(float) - 10).map("{:.2f}".format)
-    sweep.to_csv(tmp_path / "h200.csv", index=False)
-    assert tuning.limits("h200", tmp_path) == 65536000  # 1280 x 12800 floats, 62.5 MiB
-    # 62.5 MiB is no power of two rows; of those, 2048 x 8192 to 8192 x 2048 now trail, so that limit moves too.
-    assert tuning.check(results_dir=tmp_path) == [
-        "NVIDIA H200 has 128 MiB in answer_tuning.h, its sweep h200.csv implies 62.5 MiB",
-        "NVIDIA H200 has 128 MiB for rows a power of two in answer_tuning.h, h200.csv and h200-pitch.csv imply 32 MiB"]
+@pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
+def test_a_sweep_where_the_tiles_trail_from_64_mib_moves_the_limits(tmp_path, gpu):
+    for name in ("gpus.csv", f"{gpu}.csv", f"{gpu}-pitch.csv"):
+        if (schema.RESULTS / name).is_file():
+            shutil.copy(schema.RESULTS / name, tmp_path)
+    for name in (f"{gpu}.csv", f"{gpu}-pitch.csv"):
+        if not (tmp_path / name).is_file():
+            continue
+        frame = pd.read_csv(tmp_path / name, dtype=str, keep_default_na=False)
+        big = frame["step"].str.cat(frame["kernel"], sep=" ").isin(tuning.TILE_KERNELS) & (
+            frame["rows"].astype(int) * frame["cols"].astype(int) * 4 >= 64 << 20)
+        frame.loc[big, "pct_of_copy"] = (frame.loc[big, "pct_of_copy"].astype(float) - 20).map("{:.2f}".format)
+        frame.to_csv(tmp_path / name, index=False)
+    assert tuning.limits(gpu, tmp_path) == 65536000  # 1280 x 12800 floats, 62.5 MiB: the largest size below
+    assert tuning.limits(gpu, tmp_path, pow2=True) < 64 << 20
 
 
 def test_a_power_of_two_limit_typed_over_is_caught(tmp_path):
     planted = tmp_path / "answer_tuning.h"
-    planted.write_text(tuning.HEADER.read_text().replace("1024 * ANSWER_MIB, 4096", "1024 * ANSWER_MIB, 1024"))
+    planted.write_text(tuning.HEADER.read_text().replace('{"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096',
+                                                         '{"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 1024'))
     assert tuning.check(header=planted) == [
         "NVIDIA H100 80GB HBM3 has 1024 MiB for rows a power of two in answer_tuning.h, "
         "h100-80gb-hbm3.csv and h100-80gb-hbm3-pitch.csv imply 4096 MiB"]
@@ -108,7 +146,7 @@ def test_a_long_runs_size_typed_over_is_caught(tmp_path):
         with_long_runs(sweep, 1 << 40).to_csv(tmp_path / f"{gpu}.csv", index=False)
     shutil.copy(schema.RESULTS / "h100-80gb-hbm3-pitch.csv", tmp_path)
     problems = tuning.check(results_dir=tmp_path)
-    typed = [(name, long_runs) for name, *_, long_runs in tuning.header_rows() if long_runs != tuning.NEVER]
+    typed = [(name, long_runs) for name, _, _, long_runs, _ in tuning.header_rows() if long_runs != tuning.NEVER]
     assert typed, "answer_tuning.h takes the long runs on no GPU: nothing for this test to plant against"
     assert problems == [f"{name} has {tuning.label(long_runs)} for the long runs in answer_tuning.h, its sweep "
                         f"{results.gpu_slug(name)}.csv implies never" for name, long_runs in typed]

@@ -14,7 +14,7 @@
  * | 2-55 rows (2-31 of whole aligned chunks), or 2-31 columns | slabs of 16-byte chunks    |
  * | 56-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
- * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | step 09's launch (16-byte kernel) |
+ * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | a 16-byte tile kernel: step 09's, or tiles_down.cuh's, per GPU |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
  *
@@ -34,9 +34,13 @@
  * bytes at a time; on 32-63 columns of other rows, step 11's sector runs
  * led them, as on any other matrix.
  * Up to a size that
- * depends on the GPU, step 09's 16-byte kernel was measured ahead of step
+ * depends on the GPU, a 16-byte tile kernel was measured ahead of step
  * 11's; beyond it, and wherever rows are not whole aligned chunks, step
- * 11's kernel was. Step 09's kernel writes 256 bytes of a row of `out` per
+ * 11's kernel was. Which tile kernel is measured per GPU too: on the H200,
+ * step 09's tile taken down the columns, one tile per block at 8 blocks
+ * per multiprocessor (tiles_down.cuh), gained more over step 11 than step
+ * 09's kernel, and ran ahead of it to larger sizes; on the H100 step 09's
+ * kernel gained more. Step 09's kernel writes 256 bytes of a row of `out` per
  * tile, wherever that row starts. On a matrix larger than L2 whose rows of
  * `out` do not start on 64 bytes, step 09 fell behind step 11's sector
  * runs (answer_out_rows_fit(); `make pitch-study`); in L2 the pieces of a
@@ -75,12 +79,14 @@
 #include "check.h"           // CUDA_CHECK
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
 #include "slab_chunks.cuh"                    // slab_chunks_launch()
+#include "tiles_down.cuh"                     // tiles_down_launch()
 
-/** @brief The three launches the answer chooses between. */
+/** @brief The launches the answer chooses between. */
 enum answer_kernel {
     ANSWER_CHUNKS,      /**< chunks_launch(): step 11's chunk kernel on step 10's grid */
     ANSWER_SLABS,       /**< slab_chunks_launch(): step 11's slabs moving 16-byte chunks, on 2-63 rows or columns */
     ANSWER_SHARED64,    /**< shared64_launch(): step 09's 16-byte kernel, or its 4-byte one */
+    ANSWER_TILES_DOWN,  /**< tiles_down_launch(): step 09's 16-byte tile down the columns, one per block */
     ANSWER_ANY_SHAPE,   /**< any_shape_launch(): step 11's default */
     ANSWER_LONG_RUNS,   /**< any_shape_launch<SR_LONG_RUN>(): step 11's default, sector runs of 96 floats */
 };
@@ -96,10 +102,11 @@ static inline bool answer_out_rows_fit(const float *out, size_t rows)
 
 /** @brief What the answer needs to know of the GPU it runs on. */
 struct answer_gpu {
-    size_t vec4_limit;        /**< step 09's 16-byte kernel leads up to this many bytes (answer_tuning.h) */
+    size_t vec4_limit;        /**< the 16-byte tile kernel leads up to this many bytes (answer_tuning.h) */
     size_t vec4_pow2_limit;   /**< the same, on a matrix with a power-of-two number of rows */
     size_t l2_bytes;          /**< the size of L2: below it, where the rows of `out` start does not matter */
     size_t long_runs_from;    /**< step 11's sector runs are 96 floats long from this many bytes (SIZE_MAX: never) */
+    bool tiles_down;          /**< up to the limits, tiles_down.cuh's kernel runs instead of step 09's */
 };
 
 /**
@@ -151,22 +158,23 @@ static inline answer_kernel pick_answer(size_t rows, size_t cols, bool vec4, boo
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.vec4_pow2_limit : gpu.vec4_limit;
     if (vec4 && writes_fit && bytes <= limit)
-        return ANSWER_SHARED64;
+        return gpu.tiles_down ? ANSWER_TILES_DOWN : ANSWER_SHARED64;
     return bytes >= gpu.long_runs_from && long_runs_fill(rows) ? ANSWER_LONG_RUNS : ANSWER_ANY_SHAPE;
 }
 
 /**
  * @brief The answer_gpu of the GPU named @p gpu with @p l2_bytes of L2:
- *        its limits from its row of ANSWER_TUNINGS, or, on a GPU not
- *        measured, the L2 size for both and no long runs.
+ *        its limits and tile kernel from its row of ANSWER_TUNINGS, or, on
+ *        a GPU not measured, step 09's kernel up to the L2 size for both
+ *        and no long runs.
  */
 static inline answer_gpu answer_gpu_named(const char *gpu, size_t l2_bytes)
 {
     for (size_t i = 0; i < sizeof ANSWER_TUNINGS / sizeof ANSWER_TUNINGS[0]; ++i)
         if (strcmp(gpu, ANSWER_TUNINGS[i].gpu) == 0)
             return {ANSWER_TUNINGS[i].vec4_bytes, ANSWER_TUNINGS[i].vec4_pow2_bytes, l2_bytes,
-                    ANSWER_TUNINGS[i].long_runs_bytes};
-    return {l2_bytes, l2_bytes, l2_bytes, ANSWER_NEVER};
+                    ANSWER_TUNINGS[i].long_runs_bytes, ANSWER_TUNINGS[i].tiles_down};
+    return {l2_bytes, l2_bytes, l2_bytes, ANSWER_NEVER, false};
 }
 
 /** @brief The answer_gpu of the current GPU, asked of the driver on the first call and kept. */
@@ -219,6 +227,8 @@ static inline size_t answer_launch(const float *in, float *out, size_t rows, siz
         return slab_chunks_launch(in, out, rows, cols, stream);
     case ANSWER_SHARED64:
         return shared64_launch(in, out, rows, cols, true, stream);
+    case ANSWER_TILES_DOWN:
+        return tiles_down_launch(in, out, rows, cols, stream);
     case ANSWER_LONG_RUNS:
         return answer_runs_launch<SR_LONG_RUN>(answer_lines(rule, rows, gpu), in, out, rows, cols, stream);
     case ANSWER_ANY_SHAPE:

@@ -1,8 +1,9 @@
 /**
  * @file answer_tuning.h
- * @brief The measured half of step 12's default: for each GPU measured, the
- *        largest matrix on which steps/12_tma/answer.cuh runs step 09's
- *        16-byte kernel (step 11's default beyond it).
+ * @brief The measured half of step 12's default: for each GPU measured,
+ *        which 64x64 16-byte tile kernel steps/12_tma/answer.cuh runs, step
+ *        09's or tiles_down.cuh's, and the largest matrix on which it runs
+ *        it (step 11's default beyond it).
  *
  * Kept by hand, and checked: `python3 -m lab.tuning` (and `make test`)
  * reads each GPU's limit off its committed sweep (docs/results/h200.csv for
@@ -11,11 +12,16 @@
  * rule: take the swept shapes on which the answer may run step 09's
  * 16-byte kernel (columns a multiple of 4, rows of `out` on
  * ANSWER_OUT_ROW_ALIGN bytes, both sides at least 64, offset 0) and group
- * them by size in bytes; in each group, average step 09's % of copy less
- * step 11's. The limit is the size at which the running sum of these leads,
+ * them by size in bytes; in each group, average the tile kernel's % of
+ * copy less step 11's. The limit is the size at which the running sum of these leads,
  * smallest size first, peaks: the one split that loses the fewest points
  * over the sizes swept (0 if the sum never rises above 0). A dip of a point
  * at one size, as two runs of the same sweep can differ, moves it little.
+ *
+ * Which tile kernel: the same split is read for step 09's `vec4` and for
+ * step 12's `tiles_down`; the GPU takes the one whose running sum peaks
+ * higher, that is the one that gains more points over step 11's default
+ * on the sizes swept.
  *
  * The second limit is the same rule over the matrices with a power-of-two
  * number of rows alone (their rows of out a power of two bytes apart),
@@ -35,14 +41,15 @@
  *
  * To add a GPU: run `make bench` on it and commit its sweep and its row of
  * docs/results/gpus.csv; then `python3 -m lab.tuning` prints, for every GPU,
- * step 09's lead at each size, the limit and the row to add below, named as
- * the driver names the GPU (the sweep's `gpu` column). A GPU with no row
- * gets its L2 size for both, below which step 09's kernel led on every GPU
- * measured, and no long runs.
+ * each tile kernel's lead at each size, the limits and the row to add below,
+ * named as the driver names the GPU (the sweep's `gpu` column). A GPU with
+ * no row gets step 09's kernel up to its L2 size for both, below which step
+ * 09's kernel led on every GPU measured, and no long runs.
  */
 #ifndef TRANSPOSE_ANSWER_TUNING_H
 #define TRANSPOSE_ANSWER_TUNING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,19 +59,20 @@
 /** A size no matrix reaches: the GPU never takes the long runs. */
 #define ANSWER_NEVER SIZE_MAX
 
-/** @brief One measured GPU: its name as the driver reports it, and its three limits. */
+/** @brief One measured GPU: its name as the driver reports it, its tile kernel and its three limits. */
 struct answer_tuning {
     const char *gpu;          /**< cudaDeviceProp::name */
-    size_t vec4_bytes;        /**< step 09's kernel up to this size, step 11's beyond */
+    size_t vec4_bytes;        /**< the 16-byte tile kernel up to this size, step 11's beyond */
     size_t vec4_pow2_bytes;   /**< the same on a matrix with a power-of-two number of rows */
     size_t long_runs_bytes;   /**< step 11's sector runs of 96 floats from this size, of 64 below */
+    bool tiles_down;          /**< the tile kernel: tiles_down.cuh's if true, step 09's if false */
 };
 
 /** One row per GPU of docs/results/gpus.csv. */
 static const struct answer_tuning ANSWER_TUNINGS[] = {
-    /* GPU                    step 09 up to      rows a power of two  long runs from   read off */
-    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB, 67141636},  /* h100-80gb-hbm3{,-pitch}.csv */
-    {"NVIDIA H200", 128 * ANSWER_MIB, 128 * ANSWER_MIB, 67141636},                 /* docs/results/h200.csv */
+    /* GPU                    tiles up to        rows a power of two  long runs from  tiles_down  read off */
+    {"NVIDIA H100 80GB HBM3", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB, 67141636, false},  /* h100-80gb-hbm3{,-pitch}.csv */
+    {"NVIDIA H200", 1024 * ANSWER_MIB, 4096 * ANSWER_MIB, 67141636, true},              /* docs/results/h200.csv */
 };
 
 #endif /* TRANSPOSE_ANSWER_TUNING_H */

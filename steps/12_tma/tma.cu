@@ -40,6 +40,7 @@
 #include "answer.cuh"   // the default: which kernel of the tutorial runs on which shape
 #include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
 #include "tile_copy.cuh"   // the two bounds: copies in the answer's tiles
+#include "tiles_down.cuh"  // step 09's tile down the columns, one tile per block
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -172,6 +173,12 @@ static size_t launch_answer_sectors(const float *in, float *out, size_t rows, si
     return answer_launch(in, out, rows, cols, stream, LINES_NEVER);
 }
 
+/** @brief Step 09's 16-byte tile down the columns of `in`, one tile per block (tiles_down.cuh). */
+static size_t launch_tiles_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tiles_down_launch(in, out, rows, cols, stream);
+}
+
 /** @brief The bound: a copy in 64x64 tiles taken down columns, the answer's order. */
 static size_t launch_copy_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -196,6 +203,8 @@ static const kernel_variant variants[] = {
      "the tile beside reuses them)", launch_answer_lines, ANY_GPU},
     {"answer_sectors", "the answer, its sector runs asking L2 for the sectors they read alone", launch_answer_sectors,
      ANY_GPU},
+    {"tiles_down", "step 09's 16-byte tile down the columns of in, one tile per block, 8 blocks per SM "
+     "(step 09's kernel where rows are not whole chunks)", launch_tiles_down, ANY_GPU},
     {"copy_down", "a bound: out = in, a COPY in 64x64 tiles taken down columns (the answer's reads, both ways)",
      launch_copy_down, ANY_GPU, OUTPUT_COPY},
     {"copy_across", "a bound: out = in, a COPY in 64x64 tiles taken along rows (the answer's writes, both ways)",
