@@ -151,8 +151,7 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
 
 
 # Peers ahead of the float32 answer by more than a point of copy, per peers file: docs/results.md names them.
-PEERS_AHEAD = {"docs/results/h200-peers.csv": ["torch.compile 4096x4096"],
-               "docs/results/h100-80gb-hbm3-peers-bf16.csv": ["triton 12800x1280"]}
+PEERS_AHEAD = {"docs/results/h100-80gb-hbm3-peers-bf16.csv": ["triton 12800x1280"]}
 
 
 def peers_ahead(frame) -> list[str]:
