@@ -4,8 +4,9 @@ against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitc
     python3 -m lab.tuning    print each GPU's tile kernels' leads per size, its limits and its row for the header;
                              exit 1 if a row disagrees with its results or a GPU of gpus.csv has none
 
-The tile kernel, step 09's vec4 or step 12's tiles_down, is the one whose best split gains more points over step
-11's default on the sweep. The first limit is read off the sweep for that kernel. The second is the same rule over
+The tile kernel is step 12's tiles_down where its best split gains more points over step 11's default on the sweep
+than step 09's vec4 does, and it trails step 09's kernel by at most 2 points at every shape where that one runs;
+else step 09's. The first limit is read off the sweep for that kernel. The second is the same rule over
 the matrices with a power-of-two number of rows alone, read off the sweep and the pitch study together (where the
 GPU has one). The third is the size from
 which step 11's default takes sector runs of 96 floats (its variant long_runs), read off the sweep.
@@ -37,6 +38,7 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
 TILES_DOWN = "12 tiles_down"  # step 09's tile down the columns, one per block (steps/12_tma/tiles_down.cuh)
 TILE_KERNELS = {LEADER: "false", TILES_DOWN: "true"}  # each tile kernel and the header's tiles_down field for it
+MAX_TRAIL = 2.0  # points of % of copy tiles_down may trail step 09's kernel at one shape, as tests/test_docs.py allows
 CHALLENGER = "11 any_shape"  # step 11's default
 LONG_RUNS = "11 long_runs"  # step 11's default with sector runs of 96 floats
 NEVER = math.inf  # the header's ANSWER_NEVER: no matrix takes the long runs
@@ -115,10 +117,32 @@ def gain(gpu: str, results_dir: Path | str, leader: str) -> float:
     return max(running.max(), 0.0)
 
 
+def worst_trail(gpu: str, results_dir: Path | str = schema.RESULTS) -> float:
+    """The most points of % of copy by which tiles_down trails step 09's kernel at one swept shape where step 09's
+    kernel runs (aligned, up to its limits); 0 where it never trails, inf where no shape is timed by both."""
+    frame = results.load(Path(results_dir) / f"{gpu}.csv", "bench")
+    frame = frame[(frame["role"] == "kernel") & (frame["offset"] == 0) & (frame["rows"] % out_row_floats() == 0)
+                  & (frame["cols"] % VEC == 0) & (frame["rows"] >= TILE) & (frame["cols"] >= TILE)]
+    frame = frame.assign(run=frame["step"] + " " + frame["kernel"], pct=pd.to_numeric(frame["pct_of_copy"]))
+    both = frame[frame["run"].isin([LEADER, TILES_DOWN])].pivot_table(
+        index=["rows", "cols"], columns="run", values="pct", aggfunc="last").dropna().reset_index()
+    if both.empty or LEADER not in both or TILES_DOWN not in both:
+        return math.inf
+    size = both["rows"] * both["cols"] * 4
+    first, second = limits(gpu, results_dir, leader=LEADER), limits(gpu, results_dir, pow2=True, leader=LEADER)
+    runs = (size <= first) | (power_of_two(both["rows"]) & (size <= second))
+    trail = (both[LEADER] - both[TILES_DOWN])[runs]
+    return max(trail.max(), 0.0) if not trail.empty else 0.0   # step 09's kernel runs nowhere: nothing to trail
+
+
 def tile_kernel(gpu: str, results_dir: Path | str = schema.RESULTS) -> str:
-    """The GPU's tile kernel ("09 vec4" or "12 tiles_down"): the one that gains more over step 11 on its sweep;
-    step 09's on a tie."""
-    return max(TILE_KERNELS, key=lambda leader: gain(gpu, results_dir, leader))
+    """The GPU's tile kernel: tiles_down ("12 tiles_down") where it gains more over step 11 on the sweep than step
+    09's kernel does, and trails it by at most MAX_TRAIL points at every swept shape where step 09's kernel runs;
+    step 09's ("09 vec4") elsewhere."""
+    gains_more = gain(gpu, results_dir, TILES_DOWN) > gain(gpu, results_dir, LEADER)
+    if gains_more and worst_trail(gpu, results_dir) <= MAX_TRAIL:
+        return TILES_DOWN
+    return LEADER
 
 
 def long_run_leads(gpu: str, results_dir: Path | str = schema.RESULTS) -> pd.DataFrame:

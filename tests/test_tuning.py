@@ -64,6 +64,19 @@ def test_a_gpu_without_a_row_is_caught(tmp_path):
     assert tuning.check(header=planted) == ["NVIDIA H200 (gpus.csv) has no row in answer_tuning.h"]
 
 
+def test_tiles_down_trailing_step_09_by_more_than_2_points_at_one_shape_keeps_step_09(tmp_path):
+    shutil.copy(schema.RESULTS / "gpus.csv", tmp_path)
+    sweep = pd.read_csv(schema.RESULTS / "h200.csv", dtype=str, keep_default_na=False)
+    sweep.to_csv(tmp_path / "h200.csv", index=False)
+    assert tuning.tile_kernel("h200", tmp_path) == tuning.TILES_DOWN and tuning.worst_trail("h200", tmp_path) <= 2
+    at = (sweep["rows"] == "4096") & (sweep["cols"] == "4096") & (sweep["offset"] == "0")
+    step09 = float(sweep.loc[at & (sweep["step"] == "09") & (sweep["kernel"] == "vec4"), "pct_of_copy"].iloc[0])
+    sweep.loc[at & (sweep["step"] == "12") & (sweep["kernel"] == "tiles_down"), "pct_of_copy"] = f"{step09 - 2.5:.2f}"
+    sweep.to_csv(tmp_path / "h200.csv", index=False)
+    assert tuning.worst_trail("h200", tmp_path) == pytest.approx(2.5)
+    assert tuning.tile_kernel("h200", tmp_path) == tuning.LEADER
+
+
 @pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
 def test_a_sweep_where_the_tiles_trail_from_64_mib_moves_the_limits(tmp_path, gpu):
     for name in ("gpus.csv", f"{gpu}.csv", f"{gpu}-pitch.csv"):
