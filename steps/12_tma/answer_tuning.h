@@ -23,7 +23,7 @@
  * peaks higher, that is if it gains more points over step 11's default on
  * the sizes swept, and if it trails step 09's kernel by at most 2 points
  * at every swept shape where step 09's kernel runs; step 09's otherwise.
- * On the H100 it gained more, but trailed by 3.4 points at 50000 x 3000,
+ * On the H100 it gained more, but trailed by more than that at 50000 x 3000,
  * where its tiles down a matrix of few columns read each row of `in` in
  * 256-byte pieces.
  *
