@@ -280,7 +280,7 @@ def test_a_plan_without_the_peers_a_template_shows_is_caught():
 
 
 def test_a_peers_profile_table_asks_for_counters_that_were_measured():
-    page = tables.Page(schema.ROOT / "docs", "h200")
+    page = tables.Page(schema.ROOT / "docs", "h100-80gb-hbm3")
     assert "| tutorial |" in tables.peers_profile(page, shape="12800x1280", metrics="gpu__time_duration.sum")
     with pytest.raises(tables.TemplateError, match="has the metric not_a_counter"):
         tables.peers_profile(page, shape="12800x1280", metrics="not_a_counter")
