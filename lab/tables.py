@@ -434,7 +434,10 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     wide = rows[rows["step"].isin(steps)].pivot_table(index=["step", "kernel", "role"], columns="metric",
                                                       values="value", aggfunc="last", sort=False).reset_index()
     own = kernels(wide)
-    wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, wide[wide["role"] != "kernel"]])
+    others = wide[wide["role"] != "kernel"]
+    if variant:  # a step's bounds are its variants too: listed only when named
+        others = others[(others["role"] != "bound") | others["kernel"].isin(split(variant))]
+    wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, others])
     defaults = default_names(gpu)
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defaults))

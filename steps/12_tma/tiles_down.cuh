@@ -1,7 +1,8 @@
 /**
  * @file tiles_down.cuh
  * @brief Step 09's 16-byte tile taken down the columns of `in`, one tile
- *        per block: what the answer runs where step 09's kernel ran.
+ *        per block: the answer's tile kernel on a GPU where it measured
+ *        ahead of step 09's (answer_tuning.h: the H200).
  *
  * Step 09's kernel takes its tiles along the rows of `in` and walks them
  * in grid-stride loops. Two changes:
@@ -15,6 +16,11 @@
  *   multiprocessor holds 8 blocks instead of step 09's 5. A grid past the
  *   limits (more than 65535 columns of tiles) would need the loops back;
  *   the launcher gives such a matrix step 09's kernel.
+ *
+ * Going down the columns, the blocks in flight read each row of `in` in
+ * 256-byte pieces: on a matrix of few columns of tiles (50000 x 3000, 47 of
+ * them) step 09's order, whose blocks read whole rows, led on the H100
+ * (docs/appendix/12_tma.md).
  */
 #ifndef TRANSPOSE_TILES_DOWN_CUH
 #define TRANSPOSE_TILES_DOWN_CUH
