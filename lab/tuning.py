@@ -227,6 +227,11 @@ def check(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS)
     return problems
 
 
+def print_leads(table: pd.DataFrame) -> None:
+    for size, row in table.iterrows():
+        print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+
+
 def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) -> int:
     known = pd.read_csv(Path(results_dir) / "gpus.csv", keep_default_na=False)
     for gpu, name in known[["slug", "name"]].itertuples(index=False):
@@ -238,8 +243,7 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
                 print(f"  {err}")
                 continue
             print(f"  {leader} against step 11 (gains {gain(gpu, results_dir, leader):.2f} points up to its split):")
-            for size, row in table.iterrows():
-                print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+            print_leads(table)
         leader = tile_kernel(gpu, results_dir)
         try:
             pow2_table = leads(gpu, results_dir, pow2=True, leader=leader)
@@ -247,12 +251,10 @@ def main(header: Path | str = HEADER, results_dir: Path | str = schema.RESULTS) 
             print(f"  {err}")
             continue
         print(f"  {leader}, rows a power of two (the sweep and the pitch study):")
-        for size, row in pow2_table.iterrows():
-            print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+        print_leads(pow2_table)
         print("  step 11's long runs against its default, on odd shapes:")
         try:
-            for size, row in long_run_leads(gpu, results_dir).iterrows():
-                print(f"  {label(int(size)):>12}  {row['lead']:+6.2f}  {row['shapes']}")
+            print_leads(long_run_leads(gpu, results_dir))
             third = long_runs_from(gpu, results_dir)
         except results.ResultsError as err:
             print(f"  {err}")

@@ -49,6 +49,20 @@ static __device__ __forceinline__ void tile_at(size_t t, size_t tiles_y, size_t 
 }
 
 /**
+ * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
+ *        that lie inside the tile's @p height: one chunk of each, all 4
+ *        loads issued before any is used.
+ */
+static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
+                                                         size_t first, size_t pass, unsigned row, unsigned height)
+{
+#pragma unroll
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
+        if (row + p * ROWS_PER_PASS < height)
+            v[p] = in4[first + p * pass];
+}
+
+/**
  * @brief Copy one tile as 16-byte chunks: thread @p tid loads chunk
  *        tid % 16 of 4 tile rows, all 4 before the first store, and stores
  *        them where they came from. The tile's width is a multiple of 4.
@@ -65,10 +79,7 @@ static __device__ __forceinline__ void copy_tile_chunks(const float *__restrict_
     float4 *out4 = reinterpret_cast<float4 *>(out);
     const size_t first = ((row0 + row) * cols + col0 + col) / VEC, pass = ROWS_PER_PASS * cols / VEC;
     float4 v[TILE / ROWS_PER_PASS];
-#pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            v[p] = in4[first + p * pass];
+    load_chunk_column(v, in4, first, pass, row, height);
 #pragma unroll
     for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
         if (row + p * ROWS_PER_PASS < height)

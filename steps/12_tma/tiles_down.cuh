@@ -31,6 +31,7 @@
 #include "kernel_utils.cuh"
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
 #include "tile64.cuh"   // TILE, THREADS, chunk_slot(), store_block_vec4(), tile_extent(), vec4_fits()
+#include "tile_copy.cuh"   // load_chunk_column()
 
 /** Blocks per multiprocessor: all 8 that 2048 threads allow, at 32 registers a thread. */
 #define TD_BLOCKS_PER_SM MAX_BLOCKS_PER_SM(THREADS)
@@ -53,10 +54,7 @@ static __device__ __forceinline__ void td_load_tile(float4 *tile, const float *_
     const float4 *in4 = reinterpret_cast<const float4 *>(in);   // rows of whole chunks on 16 bytes
     const size_t first = ((row0 + row) * cols + col0) / VEC + chunk, pass = ROWS_PER_PASS * cols / VEC;
     float4 v[TILE / ROWS_PER_PASS];
-#pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            v[p] = in4[first + p * pass];
+    load_chunk_column(v, in4, first, pass, row, height);
 #pragma unroll
     for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
         if (row + p * ROWS_PER_PASS < height)
