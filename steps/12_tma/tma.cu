@@ -17,11 +17,11 @@
  * Bounds `copy_down` and `copy_across` copy in the answer's tiles.
  *
  * ## The answer
- * The default, `answer` (answer.cuh), is what measurement left:
- * step 09's kernel on aligned matrices with rows of `out` on 64 bytes,
- * up to a size measured per GPU; step 09's or the chunk kernel on
- * matrices thinner than a tile; step 11's elsewhere, its sector runs
- * asking L2 for lines where the next tile reuses them. No TMA.
+ * The default, `answer` (answer.cuh), is what measurement left: a
+ * 16-byte tile kernel (step 09's; `tiles_down` on the H200) on aligned
+ * matrices with rows of `out` on 64 bytes, up to a size measured per
+ * GPU; step 11's slabs or chunk kernel, or step 09's, on thin matrices;
+ * step 11's elsewhere. No TMA.
  *
  * ## What it assumes
  * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
@@ -193,7 +193,8 @@ static size_t launch_copy_across(const float *in, float *out, size_t rows, size_
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
-    {"answer", "the tutorial's answer: step 09's, step 11's or the chunk kernel, by shape and GPU (steps/12_tma/answer.cuh)",
+    {"answer", "the tutorial's answer: step 09's, tiles_down, step 11's or the chunk kernel, by shape and GPU "
+     "(steps/12_tma/answer.cuh)",
      launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
