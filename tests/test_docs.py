@@ -150,6 +150,16 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
         f" (expected at {' '.join(split)} alone: appendix 12 names them)" if split else "")
 
 
+def bar_shapes_without_offset() -> set[str]:
+    return {str(s) for criterion in tables.BARS["last_step"]["criteria"] for s in criterion[0] if not s.offset}
+
+
+def test_the_float32_peers_run_every_shape_of_the_bar_that_takes_no_offset():
+    from lab import peers   # here: a test below names its results file `peers`
+    ran = {str(results.Shape.parse(s)) for s in peers.DTYPES["float32"].shapes.split(",")}
+    assert ran == bar_shapes_without_offset()
+
+
 # Peers ahead of the float32 answer by more than a point of copy, per peers file: docs/results.md names them.
 PEERS_AHEAD = {"docs/results/h100-80gb-hbm3-peers-bf16.csv": ["triton 12800x1280"]}
 
