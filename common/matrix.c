@@ -97,30 +97,61 @@ void transpose_reference(const float *in, float *out, size_t rows, size_t cols)
     transpose_in_blocks(in, out, rows, cols, move_block_32);   /* floats moved as their bits */
 }
 
-size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
-                        size_t out_cols, const char *label, int max_report, FILE *log)
+/**
+ * @brief Where output element @p i of an out_rows x out_cols result finds
+ *        its expected value in the transpose: at @p i itself, or with
+ *        @p tile > 0, mirrored inside its tile when the tile is whole.
+ */
+static size_t expected_index(size_t i, size_t out_rows, size_t out_cols, size_t tile)
+{
+    if (tile == 0)
+        return i;
+    const size_t row = i / out_cols, col = i % out_cols;
+    const size_t row0 = row / tile * tile, col0 = col / tile * tile;
+    if (row0 + tile > out_rows || col0 + tile > out_cols)
+        return i;   /* an edge tile: transposed */
+    return (row0 + (col - col0)) * out_cols + col0 + (row - row0);
+}
+
+/** @brief verify_transpose(), with each output element compared to expected[expected_index()]. */
+static size_t verify_mapped(const float *expected, const float *got, size_t out_rows, size_t out_cols,
+                            size_t tile, const char *label, int max_report, FILE *log)
 {
     const size_t count = out_rows * out_cols;
     size_t mismatches = 0;
     /**< Compare bit patterns, not values: -0.0 == 0.0 and NaN != NaN would both lie. */
 #pragma omp parallel for reduction(+ : mismatches) schedule(static)
     for (size_t i = 0; i < count; ++i)
-        mismatches += bits_from_float(expected[i]) != bits_from_float(got[i]);
+        mismatches += bits_from_float(expected[expected_index(i, out_rows, out_cols, tile)]) !=
+                      bits_from_float(got[i]);
 
     int reported = 0;
     for (size_t i = 0; i < count && mismatches > 0 && reported < max_report; ++i) {
-        const uint32_t want = bits_from_float(expected[i]);
+        const float want_value = expected[expected_index(i, out_rows, out_cols, tile)];
+        const uint32_t want = bits_from_float(want_value);
         const uint32_t have = bits_from_float(got[i]);
         if (want == have)
             continue;
         fprintf(log, "  %s: output (%zu, %zu): expected %.9g (0x%08X), got %.9g (0x%08X)%s\n",
-                label, i / out_cols, i % out_cols, (double)expected[i], (unsigned)want,
+                label, i / out_cols, i % out_cols, (double)want_value, (unsigned)want,
                 (double)got[i], (unsigned)have, have == POISON_BITS ? " [never written]" : "");
         ++reported;
     }
     if (mismatches > (size_t)reported && reported > 0)
         fprintf(log, "  %s: ... %zu mismatching elements of %zu in all\n", label, mismatches, count);
     return mismatches;
+}
+
+size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
+                        size_t out_cols, const char *label, int max_report, FILE *log)
+{
+    return verify_mapped(expected, got, out_rows, out_cols, 0, label, max_report, log);
+}
+
+size_t verify_tiles_swapped(const float *transposed, const float *got, size_t out_rows, size_t out_cols,
+                            size_t tile, const char *label, int max_report, FILE *log)
+{
+    return verify_mapped(transposed, got, out_rows, out_cols, tile, label, max_report, log);
 }
 
 uint16_t random_value_16(uint64_t seed, size_t index)

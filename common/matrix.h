@@ -65,6 +65,16 @@ void transpose_reference(const float *in, float *out, size_t rows, size_t cols);
 size_t verify_transpose(const float *expected, const float *got, size_t out_rows,
                         size_t out_cols, const char *label, int max_report, FILE *log);
 
+/**
+ * @brief verify_transpose() for a bound that moves every whole @p tile x
+ *        @p tile tile of `in` to its transposed place without transposing
+ *        it (::OUTPUT_TILES_SWAPPED): @p got must equal the transpose
+ *        @p transposed with each whole tile of it transposed back, and be
+ *        the transpose itself in the edge tiles.
+ */
+size_t verify_tiles_swapped(const float *transposed, const float *got, size_t out_rows, size_t out_cols,
+                            size_t tile, const char *label, int max_report, FILE *log);
+
 /** @brief ::POISON_BYTE repeated as the 16-bit pattern of one 2-byte element. */
 #define POISON_BITS_16 0x7F7Fu
 

@@ -66,7 +66,8 @@ typedef struct report_row {
 const char *row_role(const report_row *row);
 /**
  * @brief True when the row's output must equal its input (the copy
- *        baselines and the bounds), false when it must be the transpose.
+ *        baselines and the bounds that copy, ::OUTPUT_COPY), false when it
+ *        is checked against the transpose.
  */
 int row_copies_input(const report_row *row);
 /** @brief True when the row wrote a wrong element or wrote outside its output. */

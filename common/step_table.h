@@ -58,15 +58,26 @@ typedef void (*step_setup_hook)(void);
  * @brief What a variant writes into `out`, and so what the harness checks it against.
  *
  * A step's kernels transpose. A variant may instead be a *bound*: a kernel
- * that moves the bytes exactly as the step's kernel does but leaves out the
- * transposition, to show what the transposition itself costs. Its result is
- * a copy, so it is checked against the input, and the report gives it the
- * CSV role `bound`, which no summary takes for the step's kernel.
+ * that moves the bytes as the step's kernel does, or half as it does, but
+ * leaves out the transposition, to show what the transposition itself
+ * costs. Its result is a copy, checked against the input, or the tiles
+ * moved whole, checked against the reference with each whole tile
+ * transposed back; the report gives it the CSV role `bound`, which no
+ * summary takes for the step's kernel.
  */
 enum variant_output {
     OUTPUT_TRANSPOSE = 0, /**< out (cols x rows) = the transpose of in: the default */
-    OUTPUT_COPY           /**< out (rows x cols) = in, bit for bit: a bound, role `bound` */
+    OUTPUT_COPY,          /**< out (rows x cols) = in, bit for bit: a bound, role `bound` */
+    /**
+     * out (cols x rows) = in with every whole 64x64 tile moved to its
+     * transposed place but not transposed inside; edge tiles transposed
+     * (verify_tiles_swapped()): a bound, role `bound`, for float32 steps
+     */
+    OUTPUT_TILES_SWAPPED
 };
+
+/** The tile that ::OUTPUT_TILES_SWAPPED moves whole: 64 x 64 elements. */
+#define SWAPPED_TILE 64
 
 /** @brief One kernel of a step, selectable with `--variant NAME`. */
 typedef struct kernel_variant {
@@ -77,7 +88,8 @@ typedef struct kernel_variant {
                                       (90 for Hopper), or ::ANY_GPU; on an older GPU the
                                       variant is reported as SKIP with the reason */
     /**
-     * What it writes: ::OUTPUT_TRANSPOSE, or ::OUTPUT_COPY for a bound.
+     * What it writes: ::OUTPUT_TRANSPOSE, or ::OUTPUT_COPY or
+     * ::OUTPUT_TILES_SWAPPED for a bound.
      * In C++ (every step, exercise and solution file) it defaults to
      * ::OUTPUT_TRANSPOSE, so a variant written with only the four members
      * above is a transpose. C has no default member values: C code names

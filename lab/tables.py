@@ -254,7 +254,7 @@ def kernel_label(row: pd.Series, default: str) -> str:
     """How the tables name a row of a step's run, given the name of the step's default kernel."""
     step, kernel = row["step"], row["kernel"]
     if row["role"] == "bound":
-        return f"{step} {default} (--variant {kernel}: a copy, the bound)"
+        return f"{step} {default} (--variant {kernel}: a bound)"
     if row["role"] != "kernel":
         return display_name(row)
     return f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel})"

@@ -140,6 +140,31 @@ static void test_verifier(void)
            "verifier: compares bits, so -0.0 differs from 0.0");
 }
 
+/* The tiles-swapped bound's check, on a matrix with whole tiles and edge tiles of both kinds. */
+static void test_tiles_swapped_verifier(void)
+{
+    enum { ROWS = 2 * SWAPPED_TILE + 5, COLS = SWAPPED_TILE + 3, N = ROWS * COLS, T = SWAPPED_TILE };
+    static float in[N], transposed[N], swapped[N];
+    fill_random(in, N, 5);
+    transpose_reference(in, transposed, ROWS, COLS);
+    /* What the bound writes: whole tiles untransposed at their transposed places, the rest transposed. */
+    for (size_t r = 0; r < ROWS; ++r)
+        for (size_t c = 0; c < COLS; ++c) {
+            const size_t r0 = r / T * T, c0 = c / T * T;
+            const int whole = r0 + T <= ROWS && c0 + T <= COLS;
+            const size_t at = whole ? (c0 + (r - r0)) * ROWS + r0 + (c - c0) : c * ROWS + r;
+            swapped[at] = in[r * COLS + c];
+        }
+    expect(verify_tiles_swapped(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 0,
+           "tiles-swapped verifier: the bound's permutation passes");
+    /* Planted: the plain transpose differs inside the two whole tiles, except on their diagonals. */
+    expect(verify_tiles_swapped(transposed, transposed, COLS, ROWS, T, "k", 0, stderr) == 2 * (T * T - T),
+           "tiles-swapped verifier: a transpose fails in the whole tiles, off their diagonals");
+    swapped[N - 1] = -swapped[N - 1];   /* the last element: an edge tile's */
+    expect(verify_tiles_swapped(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 1,
+           "tiles-swapped verifier: catches a wrong element in an edge tile");
+}
+
 /* ------------------------------------------------------------ options */
 
 /* Parse "prog" followed by args; returns 1 on success, else 0 with the reason in err. */
@@ -733,6 +758,7 @@ int main(void)
     test_reference_by_hand();
     test_reference_against_definition();
     test_verifier();
+    test_tiles_swapped_verifier();
     test_options_accept();
     test_options_reject();
     test_shapes_accept();

@@ -1,7 +1,8 @@
 /**
  * @file tile_copy.cuh
- * @brief Step 12's two bounds: a plain copy (out = in) made in the answer's
- *        64x64 tiles, to time each half of a transpose's access pattern alone.
+ * @brief Step 12's three bounds: the answer's 64x64 tiles moved without
+ *        being transposed, to time a transpose's access pattern, and each
+ *        half of it, alone.
  *
  * A tiled transpose reads a tile's 64 rows of `in` and writes 64 rows of
  * `out`, 256 bytes of each. Its tile order decides which side gets long
@@ -16,11 +17,17 @@
  *   look like the transpose's reads.
  * - `copy_across`: the tiles along rows, so both look like its writes.
  *
- * Neither transposes, so nothing else differs: 256 threads, 16 floats each
- * (four 16-byte chunks where every row starts on a 16-byte boundary, else
- * single floats), the answer's launch bounds. Where each lands against the
- * copy bound says what each half of the transpose's pattern costs DRAM
- * (docs/appendix/12_tma.md).
+ * A third bound takes the transpose's pattern on both sides, without the
+ * transposition: `swap_down` reads the tiles in the answer's order and
+ * writes each whole tile, untransposed, where the transpose puts it
+ * (::OUTPUT_TILES_SWAPPED; edge tiles are transposed, so the result is a
+ * permutation the harness can check).
+ *
+ * None transposes a tile, so nothing else differs: 256 threads, 16 floats
+ * each (four 16-byte chunks where every row starts on a 16-byte boundary,
+ * else single floats), no shared memory, step 11's launch bounds. Where each
+ * lands against the copy bound says what the pattern, and each half of it,
+ * costs DRAM (docs/appendix/12_tma.md).
  */
 #ifndef TRANSPOSE_TILE_COPY_CUH
 #define TRANSPOSE_TILE_COPY_CUH
@@ -29,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"
+#include "step_table.h"   // SWAPPED_TILE: the tile the harness checks a swap bound against
 #include "steps/11_any_shape/any_shape.cuh"   // AS_BLOCKS_PER_SM: the chunk kernel's launch bounds
 #include "tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile()
 
@@ -63,13 +71,32 @@ static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS
 }
 
 /**
- * @brief Copy one tile as 16-byte chunks: thread @p tid loads chunk
- *        tid % 16 of 4 tile rows, all 4 before the first store, and stores
- *        them where they came from. The tile's width is a multiple of 4.
+ * @brief Where a bound puts element (@p r, @p c) of the tile at (@p row0,
+ *        @p col0): where it came from (a copy), or with @p Swap, at the same
+ *        place of the tile's transposed position if the tile is @p whole,
+ *        else at its transposed place.
  */
+template <bool Swap>
+static __device__ __forceinline__ size_t bound_out_at(size_t rows, size_t cols, size_t row0, size_t col0,
+                                                      unsigned r, unsigned c, bool whole)
+{
+    if (!Swap)
+        return (row0 + r) * cols + col0 + c;
+    if (whole)
+        return (col0 + r) * rows + row0 + c;   // out has `rows` columns
+    return (col0 + c) * rows + row0 + r;
+}
+
+/**
+ * @brief Move one tile as 16-byte chunks: thread @p tid loads chunk
+ *        tid % 16 of 4 tile rows, all 4 before the first store, and stores
+ *        them at bound_out_at(). The tile's width is a multiple of 4, and
+ *        with @p Swap so is `rows`.
+ */
+template <bool Swap>
 static __device__ __forceinline__ void copy_tile_chunks(const float *__restrict__ in, float *__restrict__ out,
-                                                        size_t cols, size_t row0, size_t col0, unsigned height,
-                                                        unsigned width, unsigned tid)
+                                                        size_t rows, size_t cols, size_t row0, size_t col0,
+                                                        unsigned height, unsigned width, unsigned tid)
 {
     const unsigned row = tid / CHUNKS_PER_ROW, col = (tid % CHUNKS_PER_ROW) * VEC;
     if (col >= width)
@@ -80,16 +107,28 @@ static __device__ __forceinline__ void copy_tile_chunks(const float *__restrict_
     const size_t first = ((row0 + row) * cols + col0 + col) / VEC, pass = ROWS_PER_PASS * cols / VEC;
     float4 v[TILE / ROWS_PER_PASS];
     load_chunk_column(v, in4, first, pass, row, height);
+    const bool whole = height == TILE && width == TILE;
 #pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            store_float4(out4, first + p * pass, v[p]);
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p) {
+        const unsigned r = row + p * ROWS_PER_PASS;
+        if (r >= height)
+            continue;
+        if (!Swap || whole) {
+            store_float4(out4, bound_out_at<Swap>(rows, cols, row0, col0, r, col, whole) / VEC, v[p]);
+        } else {   // an edge tile: the chunk's 4 floats go to 4 rows of `out`
+            const float f[VEC] = {v[p].x, v[p].y, v[p].z, v[p].w};
+#pragma unroll
+            for (unsigned e = 0; e < VEC; ++e)
+                out[bound_out_at<Swap>(rows, cols, row0, col0, r, col + e, false)] = f[e];
+        }
+    }
 }
 
-/** @brief Copy one tile float by float: thread @p tid takes column tid % 64 of 16 tile rows. */
+/** @brief Move one tile float by float: thread @p tid takes column tid % 64 of 16 tile rows. */
+template <bool Swap>
 static __device__ __forceinline__ void copy_tile_floats(const float *__restrict__ in, float *__restrict__ out,
-                                                        size_t cols, size_t row0, size_t col0, unsigned height,
-                                                        unsigned width, unsigned tid)
+                                                        size_t rows, size_t cols, size_t row0, size_t col0,
+                                                        unsigned height, unsigned width, unsigned tid)
 {
     const unsigned row = tid / TILE, col = tid % TILE;
     if (col >= width)
@@ -102,14 +141,17 @@ static __device__ __forceinline__ void copy_tile_floats(const float *__restrict_
 #pragma unroll
     for (unsigned p = 0; p < TILE / TC_ROWS_PER_PASS; ++p)
         if (row + p * TC_ROWS_PER_PASS < height)
-            out[(row0 + row + p * TC_ROWS_PER_PASS) * cols + col0 + col] = v[p];
+            out[bound_out_at<Swap>(rows, cols, row0, col0, row + p * TC_ROWS_PER_PASS, col,
+                                   height == TILE && width == TILE)] = v[p];
 }
 
 /**
- * @brief out = in, one 64x64 tile per block and turn, tiles down columns if
- *        @p Down, else along rows; accesses of @p Bytes, 16 or 4.
+ * @brief out = in, or with @p Swap the tiles moved whole (bound_out_at()),
+ *        one 64x64 tile per block and turn, tiles down columns if @p Down,
+ *        else along rows; accesses of @p Bytes, 16 or 4. (Bytes comes last:
+ *        a kernel name ending `, true>` is one whose loads ask for lines.)
  */
-template <bool Down, unsigned Bytes>
+template <bool Swap, bool Down, unsigned Bytes>
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -119,22 +161,28 @@ transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ 
         tile_at<Down>(t, tiles_y, tiles_x, &row0, &col0);
         const unsigned height = tile_extent(rows, row0), width = tile_extent(cols, col0);
         if (Bytes == 16)
-            copy_tile_chunks(in, out, cols, row0, col0, height, width, threadIdx.x);
+            copy_tile_chunks<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
         else
-            copy_tile_floats(in, out, cols, row0, col0, height, width, threadIdx.x);
+            copy_tile_floats<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
     }
 }
 
-/** @brief Launch transpose_bound_copy_in_tiles(): one block per tile, a one-dimensional grid clamped to its limit. */
-template <bool Down>
+/**
+ * @brief Launch transpose_bound_copy_in_tiles(): one block per tile, a
+ *        one-dimensional grid clamped to its limit; 16-byte accesses where
+ *        every row read and written is whole chunks on 16-byte boundaries.
+ */
+template <bool Down, bool Swap = false>
 static inline size_t tile_copy_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
+    static_assert(SWAPPED_TILE == TILE, "the harness checks the swapped tiles at this size");
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    if (cols % VEC == 0 && is_aligned_16(in) && is_aligned_16(out))
-        transpose_bound_copy_in_tiles<Down, 16><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    const bool chunks = cols % VEC == 0 && (!Swap || rows % VEC == 0) && is_aligned_16(in) && is_aligned_16(out);
+    if (chunks)
+        transpose_bound_copy_in_tiles<Swap, Down, 16><<<grid, block, 0, stream>>>(in, out, rows, cols);
     else
-        transpose_bound_copy_in_tiles<Down, 4><<<grid, block, 0, stream>>>(in, out, rows, cols);
+        transpose_bound_copy_in_tiles<Swap, Down, 4><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -14,7 +14,8 @@
  * ## What changed since step 11
  * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
  * elsewhere); `one_stage`, with one tile in flight per block, is its control.
- * Bounds `copy_down` and `copy_across` copy in the answer's tiles.
+ * Bounds `copy_down` and `copy_across` copy in the answer's tiles;
+ * `swap_down` moves them untransposed to where the answer writes them.
  *
  * ## The answer
  * The default, `answer` (answer.cuh), is what measurement left: a
@@ -185,6 +186,12 @@ static size_t launch_copy_down(const float *in, float *out, size_t rows, size_t 
     return tile_copy_launch<true>(in, out, rows, cols, stream);
 }
 
+/** @brief The bound: whole 64x64 tiles moved, untransposed, to their transposed places, in the answer's order. */
+static size_t launch_swap_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<true, true>(in, out, rows, cols, stream);
+}
+
 /** @brief The bound: a copy in 64x64 tiles taken along rows. */
 static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -210,6 +217,8 @@ static const kernel_variant variants[] = {
      launch_copy_down, ANY_GPU, OUTPUT_COPY},
     {"copy_across", "a bound: out = in, a COPY in 64x64 tiles taken along rows (the answer's writes, both ways)",
      launch_copy_across, ANY_GPU, OUTPUT_COPY},
+    {"swap_down", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken down columns "
+     "(the answer's reads and writes)", launch_swap_down, ANY_GPU, OUTPUT_TILES_SWAPPED},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)
