@@ -1,4 +1,4 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and five studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and six studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
@@ -8,6 +8,8 @@
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
     python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
+    python3 -m lab.bench --study pattern       step 12's answer beside the bounds of its pattern, at whole-chunk
+                                               pitches near the odd matrices of the bar -> <gpu>-pattern.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
 
@@ -76,6 +78,13 @@ LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
 F32_LINES_SHAPES = ("10007x7919,16385x16383,20001x20001,25001x25001,28001x20001,32001x16001,40001x10001,"
                     "60001x6001,100001x1001")
 F32_LINES_RUNS = (("12", "answer"), ("12", "answer_lines"), ("12", "answer_sectors"))
+# Matrices whose rows are whole 16-byte chunks, near the sweep's odd matrices (10007 x 7919, 16385 x 16383), where
+# a bound of the transpose's pattern can run with 16-byte accesses: squares whose row pitch starts on 16, 32, 64,
+# 128 and 256 bytes, then each odd matrix rounded up to a multiple of 4 and of 64 floats. The study times step
+# 12's answer beside swap_down and swap_across, the answer's tiles moved untransposed in either tile order.
+PATTERN_SHAPES = ("8196x8196,8200x8200,8208x8208,8224x8224,8256x8256,10008x7920,10048x7936,16388x16384,"
+                  "16448x16384")
+PATTERN_RUNS = (("12", "answer"), ("12", "swap_down"), ("12", "swap_across"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
@@ -101,6 +110,8 @@ def planned_runs(args) -> list[Run]:
         return [Run(f"step{s}-{v}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
     if args.study == "pitch":
         return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
+    if args.study == "pattern":
+        return [Run(f"step{s}-{v}", s, PATTERN_SHAPES, ("--variant", v)) for s, v in PATTERN_RUNS]
     if args.study == "runs":
         return [Run(f"step{s}-{v}", s, RUNS_SHAPES, ("--variant", v)) for s, v in RUNS_RUNS]
     if args.study == "lines":
@@ -207,8 +218,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "timing"),
-                        default="sweep", help="the shape sweep (default), or one of the five studies")
+    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "pattern",
+                        "timing"), default="sweep", help="the shape sweep (default), or one of the six studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

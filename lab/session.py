@@ -5,7 +5,7 @@
 
     test       make test, slow tests included              -> docs/results/<gpu>-test.log
     bench      the sweep and five studies                -> <gpu>.csv,
-                                                            <gpu>-{timing,narrow,pitch,runs,lines}.csv
+                                                            <gpu>-{timing,narrow,pitch,runs,lines,pattern}.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-bf16.csv,
                                                             <gpu>-peers-profile.csv
@@ -60,7 +60,8 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
     make = ["make", "--no-print-directory", f"GPU={gpu}"]
     return {
         "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["timing-study"],
-                  make + ["narrow-study"], make + ["pitch-study"], make + ["runs-study"], make + ["lines-study"]],
+                  make + ["narrow-study"], make + ["pitch-study"], make + ["runs-study"], make + ["lines-study"],
+                  make + ["pattern-study"]],
         "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
         "peers": [make + ["peers"], make + ["peers-profile"]],
         # The timings the docs quote come from an H200; another GPU's go beside its other results.

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
-from lab import docs, figures, profile, results, sass, schema, tables
+from lab import bench, docs, figures, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
@@ -148,6 +148,67 @@ def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
     trailing, split = trailing_shapes(results.load(study, "bench")), SPLIT_WINNERS.get(rel(study), [])
     assert trailing == split, f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}" + (
         f" (expected at {' '.join(split)} alone: appendix 12 names them)" if split else "")
+
+
+# ------------------------------------------------------ step 12's answer against the bounds of its pattern
+PATTERN_BOUNDS = ("swap_down", "swap_across")  # whole tiles moved untransposed, in either tile order
+PATTERN_TARGET = 95.0  # the bar's % of copy for odd and flat matrices (appendix 12)
+
+
+def answer_and_better_bound(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per shape of step 12 (rows, cols, offset as index): the answer's % of copy and the better bound's."""
+    rows = frame[frame["step"] == "12"]
+    pct = rows.pivot_table(index=["rows", "cols", "offset"], columns="kernel", values="pct_of_copy")
+    return pd.DataFrame({"answer": pct["answer"], "bound": pct[list(PATTERN_BOUNDS)].max(axis=1)}).dropna()
+
+
+def whole_chunk_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The shapes where the bounds move 16-byte chunks: rows of in and of out whole chunks, no offset."""
+    rows, cols, offset = (table.index.get_level_values(level) for level in ("rows", "cols", "offset"))
+    return table[(rows % 4 == 0) & (cols % 4 == 0) & (offset == 0)]
+
+
+def behind_the_bound(table: pd.DataFrame, margin: float) -> list[str]:
+    """'ROWSxCOLS' of each shape where the answer trails the better bound by more than margin points."""
+    behind = table[table["answer"] < table["bound"] - margin]
+    return [f"{r}x{c}" for r, c, _ in behind.index]
+
+
+def bound_reaching_the_target_off_256(table: pd.DataFrame) -> list[str]:
+    """'ROWSxCOLS' of each shape with a row pitch, of in or of out, off 256 bytes whose better bound reaches 95 %."""
+    rows, cols = table.index.get_level_values("rows"), table.index.get_level_values("cols")
+    off = table[((rows * 4) % 256 != 0) | ((cols * 4) % 256 != 0)]
+    return [f"{r}x{c}" for r, c, _ in off[off["bound"] >= PATTERN_TARGET].index]
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_the_answer_is_within_a_point_of_its_patterns_better_bound_at_the_bars_whole_chunk_shapes(gpu):
+    frame = results.load(results.path(gpu), "bench")
+    if not set(PATTERN_BOUNDS) <= set(frame["kernel"]):
+        pytest.skip(f"{results.path(gpu).name} predates swap_across: make bench RERUN=12 on that GPU")
+    table = whole_chunk_rows(answer_and_better_bound(frame))
+    bar = {str(s) for s in bar_shapes_without_offset()}
+    table = table[[f"{r}x{c}" in bar for r, c, _ in table.index]]
+    assert len(table) >= 8 and behind_the_bound(table, 1.0) == []
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-pattern.csv")))
+def test_the_pattern_study_holds_what_appendix_12_says(study):
+    table = answer_and_better_bound(results.load(study, "bench"))
+    assert len(table) == len(bench.PATTERN_SHAPES.split(","))
+    assert behind_the_bound(table, 2.0) == [], f"{rel(study)}: the answer trails the better bound by over 2 points"
+    assert bound_reaching_the_target_off_256(table) == [], f"{rel(study)}: a bound off 256 bytes reaches 95 %"
+
+
+def test_a_pattern_study_that_contradicts_appendix_12_is_caught():
+    table = answer_and_better_bound(results.load(schema.RESULTS / "h100-80gb-hbm3-pattern.csv", "bench"))
+    assert behind_the_bound(table, 2.0) == [] and bound_reaching_the_target_off_256(table) == []
+    slow, fast = table.copy(), table.copy()
+    slow.loc[(8200, 8200, 0), "answer"] -= 5
+    fast.loc[(8196, 8196, 0), "bound"] = 96.0
+    fast.loc[(8256, 8256, 0), "bound"] = 99.0   # a multiple of 256 bytes either way: allowed
+    assert behind_the_bound(slow, 2.0) == ["8200x8200"]
+    assert bound_reaching_the_target_off_256(fast) == ["8196x8196"]
 
 
 def bar_shapes_without_offset() -> set[str]:

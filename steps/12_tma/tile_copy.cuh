@@ -1,6 +1,6 @@
 /**
  * @file tile_copy.cuh
- * @brief Step 12's three bounds: the answer's 64x64 tiles moved without
+ * @brief Step 12's four bounds: the answer's 64x64 tiles moved without
  *        being transposed, to time a transpose's access pattern, and each
  *        half of it, alone.
  *
@@ -17,11 +17,13 @@
  *   look like the transpose's reads.
  * - `copy_across`: the tiles along rows, so both look like its writes.
  *
- * A third bound takes the transpose's pattern on both sides, without the
+ * Two more take the transpose's pattern on both sides, without the
  * transposition: `swap_down` reads the tiles in the answer's order and
  * writes each whole tile, untransposed, where the transpose puts it
  * (::OUTPUT_TILES_SWAPPED; edge tiles are transposed, so the result is a
- * permutation the harness can check).
+ * permutation the harness can check); `swap_across` does the same with the
+ * tiles along rows, step 09's order, whose short pieces are on the
+ * write side.
  *
  * None transposes a tile, so nothing else differs: 256 threads, 16 floats
  * each (four 16-byte chunks where every row starts on a 16-byte boundary,

@@ -7,7 +7,7 @@
  * Step 10's threads spend instructions on every 16-byte load. On compute
  * capability 9.0 one thread can instead hand the TMA unit a *tensor map*
  * (the matrix's shape and pitch) and a tile's coordinates; the unit copies
- * the 64x32 boxes into shared memory, zero-fills and swizzles them and
+ * 64x32 boxes into shared memory, zero-fills and swizzles them and
  * signals an mbarrier. A persistent block keeps TMA_STAGES tiles in
  * flight while its threads write out the oldest.
  *
@@ -15,7 +15,8 @@
  * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
  * elsewhere); `one_stage`, with one tile in flight per block, is its control.
  * Bounds `copy_down` and `copy_across` copy in the answer's tiles;
- * `swap_down` moves them untransposed to where the answer writes them.
+ * `swap_down` and `swap_across` put them, untransposed, where the answer
+ * writes them.
  *
  * ## The answer
  * The default, `answer` (answer.cuh), is what measurement left: a
@@ -192,6 +193,12 @@ static size_t launch_swap_down(const float *in, float *out, size_t rows, size_t 
     return tile_copy_launch<true, true>(in, out, rows, cols, stream);
 }
 
+/** @brief The bound: whole 64x64 tiles moved, untransposed, to their transposed places, taken along rows. */
+static size_t launch_swap_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<false, true>(in, out, rows, cols, stream);
+}
+
 /** @brief The bound: a copy in 64x64 tiles taken along rows. */
 static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -219,6 +226,8 @@ static const kernel_variant variants[] = {
      launch_copy_across, ANY_GPU, OUTPUT_COPY},
     {"swap_down", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken down columns "
      "(the answer's reads and writes)", launch_swap_down, ANY_GPU, OUTPUT_TILES_SWAPPED},
+    {"swap_across", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken along rows "
+     "(step 09's order)", launch_swap_across, ANY_GPU, OUTPUT_TILES_SWAPPED},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)
