@@ -192,23 +192,43 @@ def test_the_answer_is_within_a_point_of_its_patterns_better_bound_at_the_bars_w
     assert len(table) >= 8 and behind_the_bound(table, 1.0) == []
 
 
+# Shapes of a pattern study where the answer trails the better bound by more than 2 points: appendix 12 names them.
+PATTERN_BEHIND = {"docs/results/h100-80gb-hbm3-pattern.csv": ["16388x16384"]}
+LONG_PIECES = ("swap_down_128", "swap_across_128")   # the bounds moving 128 x 128 regions
+
+
+def longer_pieces_ahead(frame: pd.DataFrame) -> list[str]:
+    """'ROWSxCOLS' of each shape where a bound on 128 x 128 regions runs ahead of both 64 x 64 ones."""
+    pct = frame[frame["step"] == "12"].pivot_table(index=["rows", "cols"], columns="kernel", values="pct_of_copy")
+    longer = pct[list(LONG_PIECES)].max(axis=1) > pct[list(PATTERN_BOUNDS)].max(axis=1)
+    return [f"{r}x{c}" for r, c in pct[longer].index]
+
+
 @pytest.mark.parametrize("study", **by_path(files("docs/results/*-pattern.csv")))
 def test_the_pattern_study_holds_what_appendix_12_says(study):
-    table = answer_and_better_bound(results.load(study, "bench"))
+    frame = results.load(study, "bench")
+    table = answer_and_better_bound(frame)
     assert len(table) == len(bench.PATTERN_SHAPES.split(","))
-    assert behind_the_bound(table, 2.0) == [], f"{rel(study)}: the answer trails the better bound by over 2 points"
+    assert behind_the_bound(table, 2.0) == PATTERN_BEHIND.get(rel(study), []), (
+        f"{rel(study)}: where the answer trails the better bound by over 2 points is not what appendix 12 says")
     assert bound_reaching_the_target_off_256(table) == [], f"{rel(study)}: a bound off 256 bytes reaches 95 %"
+    assert longer_pieces_ahead(frame) == [], f"{rel(study)}: a bound on 512-byte pieces beats the 256-byte ones"
 
 
 def test_a_pattern_study_that_contradicts_appendix_12_is_caught():
-    table = answer_and_better_bound(results.load(schema.RESULTS / "h100-80gb-hbm3-pattern.csv", "bench"))
-    assert behind_the_bound(table, 2.0) == [] and bound_reaching_the_target_off_256(table) == []
+    frame = results.load(schema.RESULTS / "h100-80gb-hbm3-pattern.csv", "bench")
+    table = answer_and_better_bound(frame)
+    assert behind_the_bound(table, 2.0) == ["16388x16384"] and bound_reaching_the_target_off_256(table) == []
     slow, fast = table.copy(), table.copy()
     slow.loc[(8200, 8200, 0), "answer"] -= 5
     fast.loc[(8196, 8196, 0), "bound"] = 96.0
     fast.loc[(8256, 8256, 0), "bound"] = 99.0   # a multiple of 256 bytes either way: allowed
-    assert behind_the_bound(slow, 2.0) == ["8200x8200"]
+    assert behind_the_bound(slow, 2.0) == ["8200x8200", "16388x16384"]
     assert bound_reaching_the_target_off_256(fast) == ["8196x8196"]
+    assert longer_pieces_ahead(frame) == []
+    region = (frame["kernel"] == "swap_down_128") & (frame["rows"] == 10008)
+    frame.loc[region, "pct_of_copy"] = 99.0
+    assert longer_pieces_ahead(frame) == ["10008x7920"]
 
 
 def bar_shapes_without_offset() -> set[str]:

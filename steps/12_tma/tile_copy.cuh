@@ -1,6 +1,6 @@
 /**
  * @file tile_copy.cuh
- * @brief Step 12's four bounds: the answer's 64x64 tiles moved without
+ * @brief Step 12's bounds: the answer's 64x64 tiles moved without
  *        being transposed, to time a transpose's access pattern, and each
  *        half of it, alone.
  *
@@ -23,7 +23,9 @@
  * (::OUTPUT_TILES_SWAPPED; edge tiles are transposed, so the result is a
  * permutation the harness can check); `swap_across` does the same with the
  * tiles along rows, step 09's order, whose short pieces are on the
- * write side.
+ * write side. `swap_down_128` and `swap_across_128` move the same tiles,
+ * to the same places, four at a time from each 128 x 128 region, so their
+ * pieces are a 128 x 128 tile's: 512 bytes of each row.
  *
  * None transposes a tile, so nothing else differs: 256 threads, 16 floats
  * each (four 16-byte chunks where every row starts on a 16-byte boundary,
@@ -45,17 +47,13 @@
 /** Tile rows one pass of single-float accesses covers: 256 threads, one float each, 64 to a row. */
 #define TC_ROWS_PER_PASS (THREADS / TILE)
 
-/** @brief First row and column of tile @p t: down columns of tiles if @p Down, else along rows. */
+/** @brief Row and column, counted in groups, of group @p g: down columns of groups if @p Down, else along rows. */
 template <bool Down>
-static __device__ __forceinline__ void tile_at(size_t t, size_t tiles_y, size_t tiles_x, size_t *row0,
-                                               size_t *col0)
+static __device__ __forceinline__ void group_at(size_t g, size_t groups_y, size_t groups_x, size_t *group_row,
+                                                size_t *group_col)
 {
-    if (Down) {
-        column_major_tile(t, tiles_y, row0, col0);
-    } else {
-        *row0 = (t / tiles_x) * TILE;
-        *col0 = (t % tiles_x) * TILE;
-    }
+    *group_row = Down ? g % groups_y : g / groups_x;
+    *group_col = Down ? g / groups_y : g % groups_x;
 }
 
 /**
@@ -148,43 +146,101 @@ static __device__ __forceinline__ void copy_tile_floats(const float *__restrict_
 }
 
 /**
- * @brief out = in, or with @p Swap the tiles moved whole (bound_out_at()),
- *        one 64x64 tile per block and turn, tiles down columns if @p Down,
- *        else along rows; accesses of @p Bytes, 16 or 4. (Bytes comes last:
- *        a kernel name ending `, true>` is one whose loads ask for lines.)
+ * @brief Move the four whole tiles of the 128 x 128 region at (@p row0,
+ *        @p col0) as 16-byte chunks, each to where bound_out_at() puts it,
+ *        in 4 turns of 32 region rows: rows 16 k to 16 k + 15 of the upper
+ *        two tiles and of the lower two. A warp loads 512 bytes of a row of
+ *        `in`, and each thread's 4 stores, 256 bytes of two rows of `out`
+ *        from each tile row, fill 512 bytes of each: a 128 x 128 tile's
+ *        pieces on both sides, in flight together.
  */
-template <bool Swap, bool Down, unsigned Bytes>
+template <bool Swap>
+static __device__ __forceinline__ void copy_region_chunks(const float *__restrict__ in, float *__restrict__ out,
+                                                          size_t rows, size_t cols, size_t row0, size_t col0,
+                                                          unsigned tid)
+{
+    constexpr unsigned REGION_CHUNKS = 2 * CHUNKS_PER_ROW;   // 32 chunks to a region row: one warp
+    const unsigned q = tid / REGION_CHUNKS, chunk = tid % REGION_CHUNKS;
+    const unsigned b = chunk / CHUNKS_PER_ROW, c = (chunk % CHUNKS_PER_ROW) * VEC;   // tile across, column in it
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    for (unsigned k = 0; k < TILE / 16; ++k) {
+        float4 v[4];
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) {   // tile row a = i / 2, rows q and q + 8 of the turn's 16
+            const unsigned a = i / 2, r = 16 * k + q + 8 * (i % 2);
+            v[i] = in4[((row0 + TILE * a + r) * cols + col0 + TILE * b + c) / VEC];
+        }
+#pragma unroll
+        for (unsigned i = 0; i < 4; ++i) {
+            const unsigned a = i / 2, r = 16 * k + q + 8 * (i % 2);
+            store_float4(out4, bound_out_at<Swap>(rows, cols, row0 + TILE * a, col0 + TILE * b, r, c, true) / VEC,
+                         v[i]);
+        }
+    }
+}
+
+/** @brief Move the tile at (@p row0, @p col0) with accesses of @p Bytes, 16 or 4. */
+template <bool Swap, unsigned Bytes>
+static __device__ __forceinline__ void copy_tile(const float *__restrict__ in, float *__restrict__ out, size_t rows,
+                                                 size_t cols, size_t row0, size_t col0)
+{
+    const unsigned height = tile_extent(rows, row0), width = tile_extent(cols, col0);
+    if (Bytes == 16)
+        copy_tile_chunks<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
+    else
+        copy_tile_floats<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
+}
+
+/**
+ * @brief out = in, or with @p Swap the tiles moved whole (bound_out_at()),
+ *        one group of @p Group x @p Group tiles per block and turn, groups
+ *        down columns if @p Down, else along rows; accesses of @p Bytes, 16
+ *        or 4. A whole group of 2 x 2 tiles moves as a 128 x 128 tile's
+ *        pieces (copy_region_chunks()), others tile by tile. (The last
+ *        parameter is a number: a kernel name ending `, true>` is one whose
+ *        loads ask for lines.)
+ */
+template <bool Swap, bool Down, unsigned Bytes, unsigned Group>
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
 transpose_bound_copy_in_tiles(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
     const size_t tiles_y = ceil_div(rows, TILE), tiles_x = ceil_div(cols, TILE);
-    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
-        size_t row0, col0;
-        tile_at<Down>(t, tiles_y, tiles_x, &row0, &col0);
-        const unsigned height = tile_extent(rows, row0), width = tile_extent(cols, col0);
-        if (Bytes == 16)
-            copy_tile_chunks<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
-        else
-            copy_tile_floats<Swap>(in, out, rows, cols, row0, col0, height, width, threadIdx.x);
+    const size_t groups_y = ceil_div(tiles_y, Group), groups_x = ceil_div(tiles_x, Group);
+    for (size_t g = blockIdx.x; g < groups_y * groups_x; g += gridDim.x) {
+        size_t group_row, group_col;
+        group_at<Down>(g, groups_y, groups_x, &group_row, &group_col);
+        const size_t row0 = group_row * Group * TILE, col0 = group_col * Group * TILE;
+        if (Group == 2 && Bytes == 16 && row0 + 2 * TILE <= rows && col0 + 2 * TILE <= cols) {
+            copy_region_chunks<Swap>(in, out, rows, cols, row0, col0, threadIdx.x);
+            continue;
+        }
+        for (unsigned a = 0; a < Group; ++a)
+            for (unsigned b = 0; b < Group; ++b) {
+                const size_t tile_row = group_row * Group + a, tile_col = group_col * Group + b;
+                if (tile_row < tiles_y && tile_col < tiles_x)
+                    copy_tile<Swap, Bytes>(in, out, rows, cols, tile_row * TILE, tile_col * TILE);
+            }
     }
 }
 
 /**
- * @brief Launch transpose_bound_copy_in_tiles(): one block per tile, a
- *        one-dimensional grid clamped to its limit; 16-byte accesses where
- *        every row read and written is whole chunks on 16-byte boundaries.
+ * @brief Launch transpose_bound_copy_in_tiles(): one block per group of
+ *        @p Group x @p Group tiles, a one-dimensional grid clamped to its
+ *        limit; 16-byte accesses where every row read and written is whole
+ *        chunks on 16-byte boundaries.
  */
-template <bool Down, bool Swap = false>
+template <bool Down, bool Swap = false, unsigned Group = 1>
 static inline size_t tile_copy_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     static_assert(SWAPPED_TILE == TILE, "the harness checks the swapped tiles at this size");
     const dim3 block(THREADS);
-    const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
+    const dim3 grid = grid_for_tiles(ceil_div(ceil_div(rows, TILE), Group) * ceil_div(ceil_div(cols, TILE), Group), 1);
     const bool chunks = cols % VEC == 0 && (!Swap || rows % VEC == 0) && is_aligned_16(in) && is_aligned_16(out);
     if (chunks)
-        transpose_bound_copy_in_tiles<Swap, Down, 16><<<grid, block, 0, stream>>>(in, out, rows, cols);
+        transpose_bound_copy_in_tiles<Swap, Down, 16, Group><<<grid, block, 0, stream>>>(in, out, rows, cols);
     else
-        transpose_bound_copy_in_tiles<Swap, Down, 4><<<grid, block, 0, stream>>>(in, out, rows, cols);
+        transpose_bound_copy_in_tiles<Swap, Down, 4, Group><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -15,8 +15,7 @@
  * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
  * elsewhere); `one_stage`, with one tile in flight per block, is its control.
  * Bounds `copy_down` and `copy_across` copy in the answer's tiles;
- * `swap_down` and `swap_across` put them, untransposed, where the answer
- * writes them.
+ * `swap_*` put them, untransposed, where the answer writes them.
  *
  * ## The answer
  * The default, `answer` (answer.cuh), is what measurement left: a
@@ -199,6 +198,18 @@ static size_t launch_swap_across(const float *in, float *out, size_t rows, size_
     return tile_copy_launch<false, true>(in, out, rows, cols, stream);
 }
 
+/** @brief swap_down's tiles moved a 128 x 128 region at a time: a 128 x 128 tile's pieces. */
+static size_t launch_swap_down_128(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<true, true, 2>(in, out, rows, cols, stream);
+}
+
+/** @brief swap_across's tiles moved a 128 x 128 region at a time: a 128 x 128 tile's pieces. */
+static size_t launch_swap_across_128(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return tile_copy_launch<false, true, 2>(in, out, rows, cols, stream);
+}
+
 /** @brief The bound: a copy in 64x64 tiles taken along rows. */
 static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -228,6 +239,10 @@ static const kernel_variant variants[] = {
      "(the answer's reads and writes)", launch_swap_down, ANY_GPU, OUTPUT_TILES_SWAPPED},
     {"swap_across", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken along rows "
      "(step 09's order)", launch_swap_across, ANY_GPU, OUTPUT_TILES_SWAPPED},
+    {"swap_down_128", "a bound: swap_down's tiles moved four at a time from 128x128 regions (a 128x128 tile's "
+     "pieces)", launch_swap_down_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
+    {"swap_across_128", "a bound: swap_across's tiles moved four at a time from 128x128 regions (a 128x128 "
+     "tile's pieces)", launch_swap_across_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)
