@@ -6,7 +6,8 @@ against the committed sweeps docs/results/<gpu>.csv and pitch studies <gpu>-pitc
 
 The tile kernel is step 12's tiles_down where its best split gains more points over step 11's default on the sweep
 than step 09's vec4 does, and it trails step 09's kernel by at most 2 points at every shape where that one runs;
-else step 09's. The first limit is read off the sweep for that kernel. The second is the same rule over
+else step 09's. The first limit is read off the sweep for that kernel, up to
+its largest matrix whose number of rows is not a power of two. The second is the same rule over
 the matrices with a power-of-two number of rows alone, read off the sweep and the pitch study together (where the
 GPU has one). The third is the size from
 which step 11's default takes sector runs of 96 floats (its variant long_runs), read off the sweep.
@@ -101,10 +102,20 @@ def best_split(leads: pd.Series) -> int:
     return int(running.idxmax())
 
 
+def measured_for_others(table: pd.DataFrame) -> pd.DataFrame:
+    """The sizes of a leads() table up to its largest matrix whose number of rows is not a power of two: past it,
+    the sweep says nothing of such matrices, and the second limit rules the others."""
+    rows = table["shapes"].str.split().explode().str.split("x").str[0].astype(int)
+    others = rows[~power_of_two(rows)]
+    return table[table.index <= others.index.max()] if not others.empty else table.iloc[:0]
+
+
 def limits(gpu: str, results_dir: Path | str = schema.RESULTS, pow2: bool = False, leader: str | None = None) -> int:
     """The limit, in bytes, that docs/results/<gpu>.csv implies (with pow2: the second limit, which the pitch
-    study adds to): the best split of the tile kernel's leads over step 11 (the GPU's, tile_kernel(), by default)."""
-    return best_split(leads(gpu, results_dir, pow2, leader or tile_kernel(gpu, results_dir))["lead"])
+    study adds to): the best split of the tile kernel's leads over step 11 (the GPU's, tile_kernel(), by default),
+    the first limit's among the sizes measured_for_others()."""
+    table = leads(gpu, results_dir, pow2, leader or tile_kernel(gpu, results_dir))
+    return best_split((table if pow2 else measured_for_others(table))["lead"])
 
 
 def gain(gpu: str, results_dir: Path | str, leader: str) -> float:

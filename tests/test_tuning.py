@@ -168,3 +168,17 @@ def test_a_long_runs_size_typed_over_is_caught(tmp_path):
 def test_the_header_reads_answer_never():
     assert tuning.size_of("ANSWER_NEVER") == tuning.NEVER and tuning.label(tuning.NEVER) == "never"
     assert tuning.size_text(tuning.NEVER) == "ANSWER_NEVER" and tuning.size_text(3 << 20) == "3 * ANSWER_MIB"
+
+
+def test_the_first_limit_stops_at_the_largest_matrix_whose_rows_are_not_a_power_of_two(tmp_path):
+    for name in ("gpus.csv", "h200.csv"):
+        shutil.copy(schema.RESULTS / name, tmp_path)
+    sweep = pd.read_csv(tmp_path / "h200.csv", dtype=str, keep_default_na=False)
+    run = sweep["step"] + " " + sweep["kernel"]
+    largest = (sweep["rows"] == "32768") & (sweep["cols"] == "32768") & (run == tuning.TILES_DOWN)
+    assert largest.any()
+    sweep.loc[largest, "pct_of_copy"] = "150.00"   # a lead at 4 GiB that would outweigh every dip before it
+    sweep.to_csv(tmp_path / "h200.csv", index=False)
+    assert tuning.limits("h200", tmp_path, pow2=True) == 4 << 30
+    assert tuning.limits("h200", tmp_path) <= 20000 * 20000 * 4   # 32768 rows: the second limit's to read
+    assert tuning.measured_for_others(tuning.leads("h200", tmp_path)).index.max() == 20000 * 20000 * 4

@@ -15,7 +15,9 @@
  * them by size in bytes; in each group, average the tile kernel's % of
  * copy less step 11's. The limit is the size at which the running sum of these leads,
  * smallest size first, peaks: the one split that loses the fewest points
- * over the sizes swept (0 if the sum never rises above 0). A dip of a point
+ * over the sizes swept (0 if the sum never rises above 0), up to the
+ * largest swept matrix whose number of rows is not a power of two: past
+ * it the sweep timed only matrices that the second limit rules. A dip of a point
  * at one size, as two runs of the same sweep can differ, moves it little.
  *
  * Which tile kernel: the same split is read for step 09's `vec4` and for
