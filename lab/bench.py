@@ -82,11 +82,11 @@ F32_LINES_RUNS = (("12", "answer"), ("12", "answer_lines"), ("12", "answer_secto
 # a bound of the transpose's pattern can run with 16-byte accesses: squares whose row pitch starts on 16, 32, 64,
 # 128 and 256 bytes, then each odd matrix rounded up to a multiple of 4 and of 64 floats. The study times step
 # 12's answer beside swap_down and swap_across, the answer's tiles moved untransposed in either tile order, and
-# the same bounds moving 128 x 128 regions, whose pieces are twice as long.
+# the same bounds moving 128 x 128 regions and 32 x 32 quadrants, whose pieces are twice and half as long.
 PATTERN_SHAPES = ("8196x8196,8200x8200,8208x8208,8224x8224,8256x8256,10008x7920,10048x7936,16388x16384,"
                   "16448x16384")
 PATTERN_RUNS = (("12", "answer"), ("12", "swap_down"), ("12", "swap_across"), ("12", "swap_down_128"),
-                ("12", "swap_across_128"))
+                ("12", "swap_across_128"), ("12", "swap_down_32"), ("12", "swap_across_32"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first

@@ -40,7 +40,7 @@ runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 
 lines-study: $(BUILD)/step12 $(BUILD)/step13 ## time the defaults of steps 12 (float32) and 13 (bf16) beside their loads asking L2 for whole lines always and never, on matrices of 10000-100001 rows and on three tall ones a tile wide -> docs/results/<gpu>-lines.csv
 	@python3 -m lab.bench --study lines --build '$(BUILD)' $(bench_gpu)
 
-pattern-study: $(BUILD)/step12 ## time step 12's answer beside the bounds of its pattern (swap_down, swap_across and their 128 x 128 forms) at whole-chunk pitches near the sweep's odd matrices -> docs/results/<gpu>-pattern.csv
+pattern-study: $(BUILD)/step12 ## time step 12's answer beside the bounds of its pattern (swap_down, swap_across and their 128 x 128 and 32 x 32 forms) at whole-chunk pitches near the sweep's odd matrices -> docs/results/<gpu>-pattern.csv
 	@python3 -m lab.bench --study pattern --build '$(BUILD)' $(bench_gpu)
 
 timing-study: $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv

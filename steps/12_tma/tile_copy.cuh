@@ -25,10 +25,12 @@
  * tiles along rows, step 09's order, whose short pieces are on the
  * write side. `swap_down_128` and `swap_across_128` move the same tiles,
  * to the same places, four at a time from each 128 x 128 region, so their
- * pieces are a 128 x 128 tile's: 512 bytes of each row.
+ * pieces are a 128 x 128 tile's: 512 bytes of each row. `swap_down_32` and
+ * `swap_across_32` move each tile a 32 x 32 quadrant per block of 64
+ * threads: a 32 x 32 tile's pieces, 128 bytes of each row.
  *
- * None transposes a tile, so nothing else differs: 256 threads, 16 floats
- * each (four 16-byte chunks where every row starts on a 16-byte boundary,
+ * None transposes a tile, so little else differs: 256 threads (64 for the
+ * quadrants), 16 floats each (four 16-byte chunks where every row starts on a 16-byte boundary,
  * else single floats), no shared memory, step 11's launch bounds. Where each
  * lands against the copy bound says what the pattern, and each half of it,
  * costs DRAM (docs/appendix/12_tma.md).
@@ -241,6 +243,75 @@ static inline size_t tile_copy_launch(const float *in, float *out, size_t rows, 
         transpose_bound_copy_in_tiles<Swap, Down, 16, Group><<<grid, block, 0, stream>>>(in, out, rows, cols);
     else
         transpose_bound_copy_in_tiles<Swap, Down, 4, Group><<<grid, block, 0, stream>>>(in, out, rows, cols);
+    return threads_launched(grid, block);
+}
+
+/** Side of a quadrant: a 64x64 tile moved as four 32 x 32 pieces (128-byte pieces on both sides). */
+#define TC_QUAD 32
+/** Threads of a quadrant block: 8 chunks to a quadrant row, 4 rows a thread. */
+#define TC_QUAD_THREADS 64
+/** Quadrant rows one pass of the block's chunks covers: 8. */
+#define TC_QUAD_ROWS_PER_PASS (TC_QUAD_THREADS / (TC_QUAD / VEC))
+/** Passes to cover a quadrant's 32 rows: the chunks each thread moves. */
+#define TC_QUAD_PASSES (TC_QUAD / TC_QUAD_ROWS_PER_PASS)
+
+/**
+ * @brief swap_down's output, moved a 32 x 32 quadrant per block of 64
+ *        threads (4 chunks a thread, all loaded before the first store),
+ *        quadrants down columns if @p Down: a 32 x 32 tile's 128-byte pieces
+ *        on both sides. Rows of `in` and `out` are whole aligned chunks. A
+ *        quadrant is a quarter of a 64 x 64 tile's bytes, so four times as
+ *        many blocks per multiprocessor keep as many bytes in flight (16:
+ *        the most some GPUs of the build hold).
+ */
+template <bool Down>
+static __global__ void __launch_bounds__(TC_QUAD_THREADS, 16)
+transpose_bound_swap_quadrants(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
+{
+    const size_t quads_y = ceil_div(rows, TC_QUAD), quads_x = ceil_div(cols, TC_QUAD);
+    const unsigned qrow = threadIdx.x / (TC_QUAD / VEC), c = (threadIdx.x % (TC_QUAD / VEC)) * VEC;
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    for (size_t q = blockIdx.x; q < quads_y * quads_x; q += gridDim.x) {
+        size_t quad_row, quad_col;
+        group_at<Down>(q, quads_y, quads_x, &quad_row, &quad_col);
+        const size_t row0 = quad_row * TC_QUAD, col0 = quad_col * TC_QUAD;
+        const size_t trow0 = row0 / TILE * TILE, tcol0 = col0 / TILE * TILE;   // its 64 x 64 tile
+        const bool whole = tile_extent(rows, trow0) == TILE && tile_extent(cols, tcol0) == TILE;
+        const unsigned r0 = (unsigned)(row0 - trow0), c0 = (unsigned)(col0 - tcol0) + c;
+        if (col0 + c >= cols)
+            continue;
+        float4 v[TC_QUAD_PASSES];
+#pragma unroll
+        for (unsigned p = 0; p < TC_QUAD_PASSES; ++p)
+            if (row0 + qrow + TC_QUAD_ROWS_PER_PASS * p < rows)
+                v[p] = in4[((row0 + qrow + TC_QUAD_ROWS_PER_PASS * p) * cols + col0 + c) / VEC];
+#pragma unroll
+        for (unsigned p = 0; p < TC_QUAD_PASSES; ++p) {
+            const unsigned r = r0 + qrow + TC_QUAD_ROWS_PER_PASS * p;
+            if (trow0 + r >= rows)
+                continue;
+            if (whole) {
+                store_float4(out4, bound_out_at<true>(rows, cols, trow0, tcol0, r, c0, true) / VEC, v[p]);
+            } else {
+                const float f[VEC] = {v[p].x, v[p].y, v[p].z, v[p].w};
+#pragma unroll
+                for (unsigned e = 0; e < VEC; ++e)
+                    out[bound_out_at<true>(rows, cols, trow0, tcol0, r, c0 + e, false)] = f[e];
+            }
+        }
+    }
+}
+
+/** @brief Launch transpose_bound_swap_quadrants(), or the 64 x 64 swap where rows are not whole chunks. */
+template <bool Down>
+static inline size_t swap_quadrants_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (!(cols % VEC == 0 && rows % VEC == 0 && is_aligned_16(in) && is_aligned_16(out)))
+        return tile_copy_launch<Down, true>(in, out, rows, cols, stream);
+    const dim3 block(TC_QUAD_THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(rows, TC_QUAD) * ceil_div(cols, TC_QUAD), 1);
+    transpose_bound_swap_quadrants<Down><<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 

@@ -210,6 +210,18 @@ static size_t launch_swap_across_128(const float *in, float *out, size_t rows, s
     return tile_copy_launch<false, true, 2>(in, out, rows, cols, stream);
 }
 
+/** @brief swap_down's tiles moved a 32 x 32 quadrant per block: a 32 x 32 tile's pieces. */
+static size_t launch_swap_down_32(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return swap_quadrants_launch<true>(in, out, rows, cols, stream);
+}
+
+/** @brief swap_across's tiles moved a 32 x 32 quadrant per block: a 32 x 32 tile's pieces. */
+static size_t launch_swap_across_32(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return swap_quadrants_launch<false>(in, out, rows, cols, stream);
+}
+
 /** @brief The bound: a copy in 64x64 tiles taken along rows. */
 static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -243,6 +255,10 @@ static const kernel_variant variants[] = {
      "pieces)", launch_swap_down_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
     {"swap_across_128", "a bound: swap_across's tiles moved four at a time from 128x128 regions (a 128x128 "
      "tile's pieces)", launch_swap_across_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
+    {"swap_down_32", "a bound: swap_down's tiles moved a 32x32 quadrant per block (a 32x32 tile's pieces)",
+     launch_swap_down_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
+    {"swap_across_32", "a bound: swap_across's tiles moved a 32x32 quadrant per block (a 32x32 tile's pieces)",
+     launch_swap_across_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)
