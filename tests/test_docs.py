@@ -214,6 +214,36 @@ def test_the_pattern_study_holds_what_appendix_12_says(study):
     assert other_pieces_ahead(frame) == [], f"{rel(study)}: a bound on 512- or 128-byte pieces beats 256-byte ones"
 
 
+def misses_with_the_bound_past_the_target(frame: pd.DataFrame) -> list[str]:
+    """'ROWSxCOLS' of each shape of the bar's % of copy criteria, rows whole chunks and no offset, where the answer
+    misses its target while the best of step 12's swap bounds (every tile order and piece length) reaches it."""
+    table = whole_chunk_rows(answer_and_better_bound(frame).assign(
+        bound=frame[frame["step"] == "12"].pivot_table(index=["rows", "cols", "offset"], columns="kernel",
+                                                       values="pct_of_copy")
+        .reindex(columns=list(PATTERN_BOUNDS + OTHER_PIECES)).max(axis=1)))
+    found = []
+    for shapes, column, target, _ in tables.BARS["last_step"]["criteria"]:
+        if column != "pct_of_copy":
+            continue
+        for shape in shapes:
+            key = (shape.rows, shape.cols, shape.offset)
+            if key in table.index and table.loc[key, "answer"] < target <= table.loc[key, "bound"]:
+                found.append(f"{shape.rows}x{shape.cols}")
+    return found
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_where_the_answer_misses_the_bar_the_best_bound_misses_it_too(gpu):
+    frame = results.load(results.path(gpu), "bench")
+    if not set(OTHER_PIECES) <= set(frame["kernel"]):
+        pytest.skip(f"{results.path(gpu).name} predates {', '.join(OTHER_PIECES)}: make bench RERUN=12 on that GPU")
+    assert misses_with_the_bound_past_the_target(frame) == []
+    planted, square = frame.copy(), (frame["rows"] == 32768) & (frame["cols"] == 32768) & (frame["step"] == "12")
+    planted.loc[square & (planted["kernel"] == "answer"), "pct_of_copy"] = 90.0
+    planted.loc[square & (planted["kernel"] == "swap_down_32"), "pct_of_copy"] = 99.0
+    assert misses_with_the_bound_past_the_target(planted) == ["32768x32768"]
+
+
 # The bar's large matrices in appendix 12's tables of the bounds on other piece lengths.
 LARGE_SHAPES = ("32768x32768", "16384x16384", "20000x20000", "3000x50000", "50000x3000")
 
