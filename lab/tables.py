@@ -384,6 +384,10 @@ BARS = {
                                 (ODD, "pct_of_copy", 95.0, "% of copy >= 95"),
                                 (VECTORS, "pct_of_copy", 97.0, "% of copy >= 97"),
                                 (SQUARE + ODD + VECTORS, "vs_cublas", 1.0, "vs cuBLAS >= 1.00x")), peer_margin=1.0),
+    # The bf16 step: the same shapes, against the bf16 copy and cuBLASLt's transform (its step's library row).
+    "bf16": dict(criteria=((SQUARE, "pct_of_copy", 97.0, "% of copy >= 97"),
+                           (ODD, "pct_of_copy", 95.0, "% of copy >= 95"),
+                           (SQUARE + ODD, "vs_cublas", 1.0, "vs cuBLASLt >= 1.00x")), peer_margin=1.0),
 }
 BAR_FORMAT = {"pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio3}
 STATUS = {True: "met", False: "**missed**"}
