@@ -176,29 +176,43 @@ void transpose_reference_16(const uint16_t *in, uint16_t *out, size_t rows, size
     transpose_in_blocks(in, out, rows, cols, move_block_16);
 }
 
-size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
-                           size_t out_cols, const char *label, int max_report, FILE *log)
+/** @brief verify_mapped() for 2-byte elements. */
+static size_t verify_mapped_16(const uint16_t *expected, const uint16_t *got, size_t out_rows, size_t out_cols,
+                               size_t tile, const char *label, int max_report, FILE *log)
 {
     const size_t count = out_rows * out_cols;
     size_t mismatches = 0;
 #pragma omp parallel for reduction(+ : mismatches) schedule(static)
     for (size_t i = 0; i < count; ++i)
-        mismatches += expected[i] != got[i];
+        mismatches += expected[expected_index(i, out_rows, out_cols, tile)] != got[i];
 
     int reported = 0;
     for (size_t i = 0; i < count && mismatches > 0 && reported < max_report; ++i) {
-        if (expected[i] == got[i])
+        const uint16_t want = expected[expected_index(i, out_rows, out_cols, tile)];
+        if (want == got[i])
             continue;
         /* A bf16 is the top half of a float: widen it to print its value. */
         fprintf(log, "  %s: output (%zu, %zu): expected %.4g (0x%04X), got %.4g (0x%04X)%s\n",
-                label, i / out_cols, i % out_cols, (double)float_from_bits((uint32_t)expected[i] << 16),
-                (unsigned)expected[i], (double)float_from_bits((uint32_t)got[i] << 16), (unsigned)got[i],
+                label, i / out_cols, i % out_cols, (double)float_from_bits((uint32_t)want << 16),
+                (unsigned)want, (double)float_from_bits((uint32_t)got[i] << 16), (unsigned)got[i],
                 got[i] == POISON_BITS_16 ? " [never written]" : "");
         ++reported;
     }
     if (mismatches > (size_t)reported && reported > 0)
         fprintf(log, "  %s: ... %zu mismatching elements of %zu in all\n", label, mismatches, count);
     return mismatches;
+}
+
+size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
+                           size_t out_cols, const char *label, int max_report, FILE *log)
+{
+    return verify_mapped_16(expected, got, out_rows, out_cols, 0, label, max_report, log);
+}
+
+size_t verify_tiles_swapped_16(const uint16_t *transposed, const uint16_t *got, size_t out_rows, size_t out_cols,
+                               size_t tile, const char *label, int max_report, FILE *log)
+{
+    return verify_mapped_16(transposed, got, out_rows, out_cols, tile, label, max_report, log);
 }
 
 double transpose_gbps(size_t rows, size_t cols, size_t element_bytes, double ms)

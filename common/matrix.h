@@ -99,6 +99,10 @@ void transpose_reference_16(const uint16_t *in, uint16_t *out, size_t rows, size
 size_t verify_transpose_16(const uint16_t *expected, const uint16_t *got, size_t out_rows,
                            size_t out_cols, const char *label, int max_report, FILE *log);
 
+/** @brief verify_tiles_swapped() for 2-byte elements. */
+size_t verify_tiles_swapped_16(const uint16_t *transposed, const uint16_t *got, size_t out_rows, size_t out_cols,
+                               size_t tile, const char *label, int max_report, FILE *log);
+
 /**
  * @brief Effective bandwidth of a transpose in GB/s (1e9 bytes per second):
  *        every element is read once and written once,

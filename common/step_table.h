@@ -69,15 +69,19 @@ enum variant_output {
     OUTPUT_TRANSPOSE = 0, /**< out (cols x rows) = the transpose of in: the default */
     OUTPUT_COPY,          /**< out (rows x cols) = in, bit for bit: a bound, role `bound` */
     /**
-     * out (cols x rows) = in with every whole 64x64 tile moved to its
-     * transposed place but not transposed inside; edge tiles transposed
-     * (verify_tiles_swapped()): a bound, role `bound`, for float32 steps
+     * out (cols x rows) = in with every whole tile of SWAPPED_TILE_BYTES
+     * a row moved to its transposed place but not transposed inside; edge
+     * tiles transposed (verify_tiles_swapped()): a bound, role `bound`
      */
     OUTPUT_TILES_SWAPPED
 };
 
-/** The tile that ::OUTPUT_TILES_SWAPPED moves whole: 64 x 64 elements. */
-#define SWAPPED_TILE 64
+/** The rows of the tile that ::OUTPUT_TILES_SWAPPED moves whole, in bytes: a square of 256-byte rows. */
+#define SWAPPED_TILE_BYTES 256
+/** That tile's side in floats: 64. */
+#define SWAPPED_TILE (SWAPPED_TILE_BYTES / 4)
+/** That tile's side in 2-byte elements: 128. */
+#define SWAPPED_TILE_16 (SWAPPED_TILE_BYTES / 2)
 
 /** @brief One kernel of a step, selectable with `--variant NAME`. */
 typedef struct kernel_variant {

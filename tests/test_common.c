@@ -165,6 +165,30 @@ static void test_tiles_swapped_verifier(void)
            "tiles-swapped verifier: catches a wrong element in an edge tile");
 }
 
+/* The same check on 2-byte elements, whose swapped tile is 128 x 128: the same 256 bytes a row. */
+static void test_tiles_swapped_verifier_16(void)
+{
+    enum { ROWS = SWAPPED_TILE_16 + 9, COLS = 2 * SWAPPED_TILE_16 + 1, N = ROWS * COLS, T = SWAPPED_TILE_16 };
+    static uint16_t in[N], transposed[N], swapped[N];
+    expect(SWAPPED_TILE_16 * 2 == SWAPPED_TILE * 4, "tiles-swapped verifier: one tile's rows, in bytes, either way");
+    fill_random_16(in, N, 6);
+    transpose_reference_16(in, transposed, ROWS, COLS);
+    for (size_t r = 0; r < ROWS; ++r)
+        for (size_t c = 0; c < COLS; ++c) {
+            const size_t r0 = r / T * T, c0 = c / T * T;
+            const int whole = r0 + T <= ROWS && c0 + T <= COLS;
+            const size_t at = whole ? (c0 + (r - r0)) * ROWS + r0 + (c - c0) : c * ROWS + r;
+            swapped[at] = in[r * COLS + c];
+        }
+    expect(verify_tiles_swapped_16(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 0,
+           "tiles-swapped verifier (2-byte): the bound's permutation passes");
+    expect(verify_tiles_swapped_16(transposed, transposed, COLS, ROWS, T, "k", 0, stderr) == 2 * (T * T - T),
+           "tiles-swapped verifier (2-byte): a transpose fails in the whole tiles, off their diagonals");
+    swapped[0] ^= 1u;   /* the first element: a whole tile's */
+    expect(verify_tiles_swapped_16(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 1,
+           "tiles-swapped verifier (2-byte): catches a wrong element in a whole tile");
+}
+
 /* ------------------------------------------------------------ options */
 
 /* Parse "prog" followed by args; returns 1 on success, else 0 with the reason in err. */
@@ -759,6 +783,7 @@ int main(void)
     test_reference_against_definition();
     test_verifier();
     test_tiles_swapped_verifier();
+    test_tiles_swapped_verifier_16();
     test_options_accept();
     test_options_reject();
     test_shapes_accept();

@@ -36,6 +36,7 @@
 #include "harness.h"
 #include "bf16.cuh"
 #include "steps/12_tma/slab_chunks.cuh"   // slab_chunks_launch(): thin matrices
+#include "tile_swap16.cuh"                   // swap_down16_launch(): the bound
 
 /*
  * The kernels of the step load `in` asking L2 for whole 128-byte lines
@@ -221,6 +222,12 @@ static size_t launch_slabs_elements(const uint16_t *in, uint16_t *out, size_t ro
     return launch_prmt(in, out, rows, cols, stream);
 }
 
+/** @brief The bound: the default's 128 x 128 tiles moved, untransposed, to their transposed places, down columns. */
+static size_t launch_swap_down(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return swap_down16_launch(in, out, rows, cols, stream);
+}
+
 /** The kernels of step 13; the first is the default. */
 static const kernel_variant variants[] = {
     variant16("prmt", "PRMT pairs the half-words of two columns; 64x128 tiles, 128x128 past the size of L2",
@@ -252,6 +259,8 @@ static const kernel_variant variants[] = {
               launch_slabs),
     variant16("slabs_elements", "step 11's slabs on every matrix of 2-63 rows or columns: one element an access",
               launch_slabs_elements),
+    variant16("swap_down", "a bound: whole 128x128 tiles moved to their transposed places untransposed, down "
+              "columns (the default's accesses past L2)", launch_swap_down, ANY_GPU, OUTPUT_TILES_SWAPPED),
 };
 
 STEP_DEFINE_16("bf16: two elements to a bank word", variants, NULL)
