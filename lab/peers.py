@@ -84,8 +84,9 @@ DTYPES = {
     # float32: every shape of the last step's bar (lab.tables.BARS) that takes no offset.
     "float32": DType("float32", "float32", "8192x8192,32768x32768,16384x16384,4096x4096,12800x1280,1280x12800,"
                      "10007x7919,16385x16383,20000x20000,3000x50000,50000x3000,1x67108864,67108864x1", "int32"),
-    "bf16": DType("bf16", "bfloat16", "8192x8192,16384x16384,32768x32768,10007x7919,16385x16383,12800x1280,"
-                  "1280x12800", "int16"),
+    # bf16: every shape of the bf16 step's bar that takes no offset.
+    "bf16": DType("bf16", "bfloat16", "8192x8192,16384x16384,32768x32768,4096x4096,10007x7919,16385x16383,"
+                  "12800x1280,1280x12800,20000x20000,3000x50000,50000x3000", "int16"),
 }
 
 

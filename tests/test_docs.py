@@ -276,14 +276,15 @@ def test_a_pattern_study_that_contradicts_appendix_12_is_caught():
         assert other_pieces_ahead(planted) == [f"{rows}x{cols}"]
 
 
-def bar_shapes_without_offset() -> set[str]:
-    return {str(s) for criterion in tables.BARS["last_step"]["criteria"] for s in criterion[0] if not s.offset}
+def bar_shapes_without_offset(bar: str = "last_step") -> set[str]:
+    return {str(s) for criterion in tables.BARS[bar]["criteria"] for s in criterion[0] if not s.offset}
 
 
-def test_the_float32_peers_run_every_shape_of_the_bar_that_takes_no_offset():
+@pytest.mark.parametrize("dtype, bar", [("float32", "last_step"), ("bf16", "bf16")])
+def test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset(dtype, bar):
     from lab import peers   # here: a test below names its results file `peers`
-    ran = {str(results.Shape.parse(s)) for s in peers.DTYPES["float32"].shapes.split(",")}
-    assert ran == bar_shapes_without_offset()
+    ran = {str(results.Shape.parse(s)) for s in peers.DTYPES[dtype].shapes.split(",")}
+    assert ran == bar_shapes_without_offset(bar)
 
 
 # Peers ahead of the float32 answer by more than a point of copy, per peers file: docs/results.md names them.
