@@ -150,8 +150,8 @@ static void print_bound_notes(FILE *out, const report *r)
                     r->rows[i].output == OUTPUT_COPY
                         ? "it moves the bytes as the step's kernel does but copies (out = in, checked against "
                           "the input)"
-                        : "it moves whole 64x64 tiles to their transposed places without transposing them "
-                          "(checked against the reference, each whole tile transposed back)");
+                        : "it moves whole tiles of 256-byte rows to their transposed places without "
+                          "transposing them (checked against the reference, each whole tile transposed back)");
 }
 
 void print_table(FILE *out, const report *r)
@@ -162,12 +162,14 @@ void print_table(FILE *out, const report *r)
             "min ms", "GB/s", "% of copy", "vs cuBLAS", "check");
     for (int i = 0; i < r->count; ++i)
         print_table_row(out, r, &r->rows[i], copy_ms, blas_ms);
+    const size_t element_bytes = step_element_bytes(r->step);
     fprintf(out,
-            "\nGB/s counts every element read once and written once (2 x %zu x %zu x 4 bytes, "
+            "\nGB/s counts every element read once and written once (2 x %zu x %zu x %zu bytes, "
             "1 GB = 1e9 B).\n",
-            r->shape->rows, r->shape->cols);
+            r->shape->rows, r->shape->cols, element_bytes);
+    /* The baseline of 2-byte steps is cuBLASLt's transform: cuBLAS has no half-precision geam. */
     fprintf(out, "%% of copy: against the faster copy above; vs cuBLAS: above 1.00x is faster "
-                 "than cublasSgeam.\n");
+                 "than %s.\n", element_bytes == sizeof(float) ? "cublasSgeam" : "cublasLtMatrixTransform");
     print_bound_notes(out, r);
 }
 
