@@ -244,6 +244,37 @@ def test_where_the_answer_misses_the_bar_the_best_bound_misses_it_too(gpu):
     assert misses_with_the_bound_past_the_target(planted) == ["32768x32768"]
 
 
+def bf16_squares_against_the_bound(frame: pd.DataFrame) -> list[str]:
+    """'ROWSxCOLS' of each square of the bf16 bar's 97 % criterion, past L2 (16384 rows and more), where step 13's
+    default misses the target while its bound `swap_down` reaches it, or trails the bound by more than a point:
+    appendix 13's "The bound of the tiles' pattern" says neither happens."""
+    table = frame[frame["step"] == "13"].pivot_table(index=["rows", "cols", "offset"], columns="kernel",
+                                                     values="pct_of_copy")
+    found = []
+    for shapes, column, target, _ in tables.BARS["bf16"]["criteria"]:
+        if column != "pct_of_copy":
+            continue
+        for shape in shapes:
+            if shape.rows != shape.cols or shape.rows < 16384 or shape.offset:
+                continue
+            default, bound = table.loc[(shape.rows, shape.cols, 0), ["prmt", "swap_down"]]
+            if default < target <= bound or default < bound - 1.0:
+                found.append(f"{shape.rows}x{shape.cols}")
+    return found
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_where_the_bf16_default_misses_a_large_square_its_bound_misses_too(gpu):
+    frame = results.load(results.path(gpu), "bench")
+    assert bf16_squares_against_the_bound(frame) == []
+    square = (frame["rows"] == 32768) & (frame["cols"] == 32768) & (frame["step"] == "13")
+    past, ahead = frame.copy(), frame.copy()
+    past.loc[square & (past["kernel"] == "swap_down"), "pct_of_copy"] = 97.5
+    ahead.loc[square & (ahead["kernel"] == "prmt"), "pct_of_copy"] -= 3.0
+    assert bf16_squares_against_the_bound(past) == ["32768x32768"]
+    assert bf16_squares_against_the_bound(ahead) == ["32768x32768"]
+
+
 # The bar's large matrices in appendix 12's tables of the bounds on other piece lengths.
 LARGE_SHAPES = ("32768x32768", "16384x16384", "20000x20000", "3000x50000", "50000x3000")
 
@@ -287,8 +318,12 @@ def test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset(dtype, bar)
     assert ran == bar_shapes_without_offset(bar)
 
 
-# Peers ahead of the float32 answer by more than a point of copy, per peers file: docs/results.md names them.
-PEERS_AHEAD: dict[str, list[str]] = {}
+# Peers ahead of the answer of their element type by more than a point of copy, per peers file:
+# docs/results.md names each of them.
+PEERS_AHEAD: dict[str, list[str]] = {
+    "docs/results/h100-80gb-hbm3-peers-bf16.csv": ["triton 12800x1280", "triton 50000x3000"],
+    "docs/results/h200-peers-bf16.csv": ["triton 1280x12800"],
+}
 
 
 def peers_ahead(frame) -> list[str]:

@@ -118,8 +118,9 @@ def test_the_peers_run_on_the_element_types_of_the_steps():
 
 def test_the_bf16_peers_have_their_own_shapes_and_file():
     args = peers.parse_args(["--dtype", "bf16"])
-    assert [str(shape) for shape in args.shapes] == ["8192x8192", "16384x16384", "32768x32768", "10007x7919",
-                                                     "16385x16383", "12800x1280", "1280x12800"]
+    assert [str(shape) for shape in args.shapes] == ["8192x8192", "16384x16384", "32768x32768", "4096x4096",
+                                                     "10007x7919", "16385x16383", "12800x1280", "1280x12800",
+                                                     "20000x20000", "3000x50000", "50000x3000"]
     assert results.path("h200", args.dtype.kind).name == "h200-peers-bf16.csv"
     assert results.path("h200", peers.parse_args([]).dtype.kind).name == "h200-peers.csv"
 
