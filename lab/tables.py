@@ -76,14 +76,15 @@ def only(rows: pd.DataFrame, what: str) -> pd.Series:
 
 
 def source(gpu: str, kind: str = "bench") -> str:
-    """The line under a table: which file, measured on which GPU (from the env file beside it), and when."""
+    """The line under a table: which file, measured on which GPU (from the env file beside it), and when the file
+    was last written (make bench RERUN=... rewrites some steps' rows and keeps the others', so a row may be older)."""
     file, first = (results.path(gpu, kind) if gpu else REFERENCE_CSV), load(gpu, kind).iloc[0]
     if kind == "reference-timings":
         return f"*Source: {file.relative_to(ROOT)} ({first['gpu']}, {first['date']}).*"
     envs = [env for env in (file.with_name(f"{file.stem}-env.txt"), file.with_name(f"{gpu}-env.txt")) if env.is_file()]
     pairs = [line.partition(":") for line in (envs[0].read_text().splitlines() if envs else [])]
     env = {key.strip(): value.strip() for key, sep, value in pairs if sep}
-    when = f", {env['date_utc']} UTC" if "date_utc" in env else ""
+    when = f", last written {env['date_utc']} UTC" if "date_utc" in env else ""
     return f"*Source: {file.relative_to(ROOT)} ({env.get('gpu') or first['gpu']}{when}).*"
 
 
