@@ -140,6 +140,15 @@ static void test_verifier(void)
            "verifier: compares bits, so -0.0 differs from 0.0");
 }
 
+/* Where a tiles-swapped bound writes element (r, c) of a rows x cols input: a whole tile's elements
+   untransposed at the tile's transposed place, the rest of the matrix transposed. */
+static size_t swapped_at(size_t r, size_t c, size_t rows, size_t cols, size_t tile)
+{
+    const size_t r0 = r / tile * tile, c0 = c / tile * tile;
+    const int whole = r0 + tile <= rows && c0 + tile <= cols;
+    return whole ? (c0 + (r - r0)) * rows + r0 + (c - c0) : c * rows + r;
+}
+
 /* The tiles-swapped bound's check, on a matrix with whole tiles and edge tiles of both kinds. */
 static void test_tiles_swapped_verifier(void)
 {
@@ -147,14 +156,9 @@ static void test_tiles_swapped_verifier(void)
     static float in[N], transposed[N], swapped[N];
     fill_random(in, N, 5);
     transpose_reference(in, transposed, ROWS, COLS);
-    /* What the bound writes: whole tiles untransposed at their transposed places, the rest transposed. */
     for (size_t r = 0; r < ROWS; ++r)
-        for (size_t c = 0; c < COLS; ++c) {
-            const size_t r0 = r / T * T, c0 = c / T * T;
-            const int whole = r0 + T <= ROWS && c0 + T <= COLS;
-            const size_t at = whole ? (c0 + (r - r0)) * ROWS + r0 + (c - c0) : c * ROWS + r;
-            swapped[at] = in[r * COLS + c];
-        }
+        for (size_t c = 0; c < COLS; ++c)
+            swapped[swapped_at(r, c, ROWS, COLS, T)] = in[r * COLS + c];
     expect(verify_tiles_swapped(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 0,
            "tiles-swapped verifier: the bound's permutation passes");
     /* Planted: the plain transpose differs inside the two whole tiles, except on their diagonals. */
@@ -174,12 +178,8 @@ static void test_tiles_swapped_verifier_16(void)
     fill_random_16(in, N, 6);
     transpose_reference_16(in, transposed, ROWS, COLS);
     for (size_t r = 0; r < ROWS; ++r)
-        for (size_t c = 0; c < COLS; ++c) {
-            const size_t r0 = r / T * T, c0 = c / T * T;
-            const int whole = r0 + T <= ROWS && c0 + T <= COLS;
-            const size_t at = whole ? (c0 + (r - r0)) * ROWS + r0 + (c - c0) : c * ROWS + r;
-            swapped[at] = in[r * COLS + c];
-        }
+        for (size_t c = 0; c < COLS; ++c)
+            swapped[swapped_at(r, c, ROWS, COLS, T)] = in[r * COLS + c];
     expect(verify_tiles_swapped_16(transposed, swapped, COLS, ROWS, T, "k", 0, stderr) == 0,
            "tiles-swapped verifier (2-byte): the bound's permutation passes");
     expect(verify_tiles_swapped_16(transposed, transposed, COLS, ROWS, T, "k", 0, stderr) == 2 * (T * T - T),
