@@ -275,6 +275,37 @@ def test_where_the_bf16_default_misses_a_large_square_its_bound_misses_too(gpu):
     assert bf16_squares_against_the_bound(ahead) == ["32768x32768"]
 
 
+# Both GPUs' L2 (50 and 60 MiB) is smaller: past it the tile order decides what DRAM reads twice.
+PAST_BOTH_L2_BYTES = 60 * 2**20
+
+
+def tile_orders(frame: pd.DataFrame) -> pd.DataFrame:
+    """Step 13's default beside its two fixed tile orders, % of copy, at each aligned shape past both L2s."""
+    table = frame[(frame["step"] == "13") & (frame["offset"] == 0)].pivot_table(
+        index=["rows", "cols"], columns="kernel", values="pct_of_copy")[["prmt", "prmt_down", "prmt_across"]]
+    sizes = table.index.get_level_values("rows") * table.index.get_level_values("cols") * 2
+    return table[sizes > PAST_BOTH_L2_BYTES]
+
+
+def order_rule_misses(table: pd.DataFrame) -> list[str]:
+    """'ROWSxCOLS' where the default trails the better of its two tile orders by more than 2 points."""
+    behind = table[["prmt_down", "prmt_across"]].max(axis=1) - table["prmt"] > 2.0
+    return [f"{rows}x{cols}" for rows, cols in table.index[behind]]
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_step_13s_tile_order_rule_keeps_up_with_either_order_past_l2_and_along_rows_everywhere_would_cost(gpu):
+    table = tile_orders(results.load(results.path(gpu), "bench"))
+    assert {"32768x32768", "50000x3000"} <= {f"{r}x{c}" for r, c in table.index}
+    assert order_rule_misses(table) == []
+    # Why the rule is not "along the rows everywhere": that order trails on a large square.
+    squares = table[table.index.get_level_values("rows") == table.index.get_level_values("cols")]
+    assert (squares["prmt"] - squares["prmt_across"]).max() > 1.0
+    planted = table.copy()
+    planted.loc[(50000, 3000), "prmt"] = planted.loc[(50000, 3000), "prmt_across"] - 2.5
+    assert order_rule_misses(planted) == ["50000x3000"]
+
+
 # The bar's large matrices in appendix 12's tables of the bounds on other piece lengths.
 LARGE_SHAPES = ("32768x32768", "16384x16384", "20000x20000", "3000x50000", "50000x3000")
 
@@ -320,10 +351,7 @@ def test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset(dtype, bar)
 
 # Peers ahead of the answer of their element type by more than a point of copy, per peers file:
 # docs/results.md names each of them.
-PEERS_AHEAD: dict[str, list[str]] = {
-    "docs/results/h100-80gb-hbm3-peers-bf16.csv": ["triton 12800x1280", "triton 50000x3000"],
-    "docs/results/h200-peers-bf16.csv": ["triton 1280x12800"],
-}
+PEERS_AHEAD: dict[str, list[str]] = {}
 
 
 def peers_ahead(frame) -> list[str]:
@@ -521,13 +549,18 @@ def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caugh
 LINE_HINTS = {"12": "LTC256B", "13": "LTC128B"}
 
 
+# Lines = true in a kernel's name: the flag after a tile's, a run's or a slab's own parameters
+# (`tile16<64u, 128u, true>`, `runs16_rows<144u, true>`), not step 13's tile order (`(t16_store)1, true>`).
+LINES_TRUE = re.compile(r"(?:\du|short), true>")
+
+
 def line_hint_mismatches(summary: pd.DataFrame, step: str) -> list[str]:
-    """The step's kernels whose 16-byte loads disagree with its appendix: those built with Lines = true (`, true>`
-    in the name) load with the step's hint (LDG.E.LTC128B for ld.global.nc.L2::128B), the others without."""
+    """The step's kernels whose 16-byte loads disagree with its appendix: those built with Lines = true
+    (LINES_TRUE) load with the step's hint (LDG.E.LTC128B for ld.global.nc.L2::128B), the others without."""
     hint = LINE_HINTS[step]
     rows = summary[(summary["step"] == step) & summary["instruction"].str.match(rf"LDG\.E\.({hint}\.)?128")]
     return [kernel for kernel, own in rows.groupby("kernel")
-            if (", true>" in kernel) != own["instruction"].str.contains(hint).any()]
+            if bool(LINES_TRUE.search(kernel)) != own["instruction"].str.contains(hint).any()]
 
 
 @pytest.mark.parametrize("step", sorted(LINE_HINTS))
@@ -535,7 +568,7 @@ def test_loads_ask_l2_for_whole_lines_where_the_appendix_says_and_a_swap_is_caug
     committed = pd.read_csv(schema.RESULTS / "sass-sm_90.csv", dtype=str, keep_default_na=False)
     assert line_hint_mismatches(committed, step) == []
     kernels = committed[committed["step"] == step]["kernel"]
-    assert kernels.str.contains(", true>").any() and kernels.str.contains(", false>").any()
+    assert kernels.str.contains(LINES_TRUE).any() and kernels.str.contains(", false>").any()
     swapped = committed.copy()
     swapped["instruction"] = swapped["instruction"].str.replace(f"LDG.E.{LINE_HINTS[step]}.128", "LDG.E.128",
                                                                 regex=False)

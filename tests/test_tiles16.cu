@@ -279,8 +279,8 @@ static void check_one_wave(void)
 static void check_sector_rows(void)
 {
     alignas(32) static uint16_t out[64];
-    report(t16_out_rows_on_sectors(out, 3008) && !t16_out_rows_on_sectors(out, 3000) &&
-               !t16_out_rows_on_sectors(out + 8, 3008),
+    report(t16_rows_on_sectors(out, 3008) && !t16_rows_on_sectors(out, 3000) &&
+               !t16_rows_on_sectors(out + 8, 3008),
            "sector rows: 3008 rows at a 32-byte boundary start on sectors; 3000 rows, or 16 bytes past it, do not");
 }
 
@@ -296,9 +296,38 @@ static void check_lines_reused(void)
            "lines: runs of 64 columns on an L2 of 50 MiB up to 51200 rows, not 51201");
 }
 
+/**
+ * @brief Both tile orders visit every tile of a 300 x 200 matrix of
+ *        128 x 64 tiles once; down the columns the second tile is the one
+ *        below the first, along the rows the one to its right.
+ */
+static void check_tile_orders(void)
+{
+    const size_t rows = 300, cols = 200, tiles_y = ceil_div(rows, 128), tiles_x = ceil_div(cols, 64);
+    std::vector<int> down(tiles_y * tiles_x), across(tiles_y * tiles_x);
+    size_t second_down[2], second_across[2];
+    for (size_t t = 0; t < tiles_y * tiles_x; ++t) {
+        size_t row0, col0;
+        t16_tile(t, tiles_y, 128, 64, &row0, &col0);
+        ++down[row0 / 128 * tiles_x + col0 / 64];
+        if (t == 1)
+            second_down[0] = row0, second_down[1] = col0;
+        t16_tile_across(t, tiles_x, 128, 64, &row0, &col0);
+        ++across[row0 / 128 * tiles_x + col0 / 64];
+        if (t == 1)
+            second_across[0] = row0, second_across[1] = col0;
+    }
+    bool once = true;
+    for (size_t i = 0; i < down.size(); ++i)
+        once = once && down[i] == 1 && across[i] == 1;
+    report(once && second_down[0] == 128 && second_down[1] == 0 && second_across[0] == 0 && second_across[1] == 64,
+           "tile orders: down the columns and along the rows, every tile once, the second below or beside the first");
+}
+
 int main(void)
 {
     check_one_wave();
+    check_tile_orders();
     check_sector_rows();
     check_lines_reused();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles

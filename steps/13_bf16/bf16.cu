@@ -13,13 +13,12 @@
  * and `stsm` use `ldmatrix`/`stmatrix .trans` instead.
  *
  * ## The kernels
- * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB);
- * `prmt` takes `prmt_64x64` below one wave of tiles and `prmt_128x128`
- * past L2 (over 64 rows). Rows that are not whole chunks or start off a
- * sector of `out` take `runs`: sector runs, a thread loading one chunk
- * of every 32nd row (`runs_chunks`: chunks in turn). Thin matrices:
- * `slabs`. Loads ask for whole L2 lines where later tiles reuse them or
- * a tile spans whole rows (`prmt_lines`: always).
+ * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB); `prmt`
+ * takes 64 x 64 below one wave of tiles and 128 x 128 past L2 (over 64
+ * rows), down the columns of tiles, or along the rows where rows of `in`
+ * start off sectors. Rows that are not whole chunks or start off a
+ * sector of `out` take `runs`: sector runs. Thin matrices: `slabs`.
+ * Loads ask L2 for whole lines where later tiles reuse them.
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -72,24 +71,51 @@ using tile_128x64 = tile16<128, 64, true>;
 template <bool Lines = true>
 using tile_128x128 = tile16<128, 128, Lines>;
 
+/** How the default's tile kernel takes its tiles: down the columns of tiles, or along their rows. */
+enum tile_order { DOWN_COLUMNS, ALONG_ROWS };
+
+/**
+ * @brief The default's tile order on @p in, of @p cols columns. Where rows
+ *        of `in` start off sectors (6000-byte rows: every other one), a
+ *        tile's piece of such a row shares its end sectors with the tiles
+ *        beside it. Along the rows the tile beside comes next and finds
+ *        them in L2; down the columns it comes a whole column of tiles
+ *        later, and past L2 DRAM reads them again (Nsight Compute at
+ *        50000 x 3000, appendix 13). Elsewhere the columns' order leads on
+ *        the large squares.
+ */
+static tile_order order_for(const uint16_t *in, size_t cols)
+{
+    return t16_rows_on_sectors(in, cols) ? DOWN_COLUMNS : ALONG_ROWS;
+}
+
 /**
  * @brief Whether @p rule (kernel_utils.cuh) asks for lines on tiles
- *        @p tile_cols wide. Where the matrix is no wider than a tile, a
- *        tile's rows lie end to end in `in`: whole lines fetch only what
- *        the tile reads, and they paid (narrow study, 1000003 x 33).
+ *        @p tile_cols wide taken in @p order. Where the matrix is no wider
+ *        than a tile, a tile's rows lie end to end in `in`: whole lines
+ *        fetch only what the tile reads, and they paid (narrow study,
+ *        1000003 x 33). Along the rows the tile beside, which reads the
+ *        rest of the lines, comes next.
  */
-static bool lines_for(lines_rule rule, size_t rows, size_t cols, unsigned tile_cols)
+static bool lines_for(lines_rule rule, tile_order order, size_t rows, size_t cols, unsigned tile_cols)
 {
     if (rule == LINES_WHERE_REUSED)
-        return cols <= tile_cols || t16_lines_reused(rows, tile_cols, t16_l2_bytes());
+        return order == ALONG_ROWS || cols <= tile_cols || t16_lines_reused(rows, tile_cols, t16_l2_bytes());
     return rule == LINES_ALWAYS;
 }
 
-/** @brief The PRMT kernel on @p TileOf tiles (runs where rows are not whole chunks), with or without lines. */
+
+/**
+ * @brief The PRMT kernel on @p TileOf tiles (runs where rows are not whole
+ *        chunks), with or without lines, its tiles taken in @p order.
+ */
 template <template <bool> class TileOf>
-static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
-                                cudaStream_t stream)
+static size_t launch_prmt_tiles(bool lines, tile_order order, const uint16_t *in, uint16_t *out, size_t rows,
+                                size_t cols, cudaStream_t stream)
 {
+    if (order == ALONG_ROWS)
+        return lines ? transpose16_launch<TileOf<true>, T16_PRMT, runs_144<true>, true>(in, out, rows, cols, stream)
+                     : transpose16_launch<TileOf<false>, T16_PRMT, runs_144<false>, true>(in, out, rows, cols, stream);
     if (lines)
         return transpose16_launch<TileOf<true>, T16_PRMT, runs_144<true>>(in, out, rows, cols, stream);
     return transpose16_launch<TileOf<false>, T16_PRMT, runs_144<false>>(in, out, rows, cols, stream);
@@ -104,46 +130,59 @@ static size_t launch_prmt_tiles(bool lines, const uint16_t *in, uint16_t *out, s
  *        not start on sectors, the sector runs, which shift every run to
  *        start on one, write whole sectors instead. Thin matrices take
  *        step 12's slabs of 16-byte chunks (slab_chunks_pay()). @p rule:
- *        when the loads ask L2 for whole lines.
+ *        when the loads ask L2 for whole lines; @p order: how the tile
+ *        kernel takes its tiles.
  */
-static size_t launch_prmt_by(lines_rule rule, const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
-                             cudaStream_t stream)
+static size_t launch_prmt_by(lines_rule rule, tile_order order, const uint16_t *in, uint16_t *out, size_t rows,
+                             size_t cols, cudaStream_t stream)
 {
     if (slab_chunks_pay<uint16_t>(rows, cols, vec8_fits(in, out, rows, cols)))
         return slab_chunks_launch<uint16_t>(in, out, rows, cols, stream);
-    if (!t16_out_rows_on_sectors(out, rows)) {
-        if (lines_for(rule, rows, cols, T16R_COLS))
+    if (!t16_rows_on_sectors(out, rows)) {
+        if (lines_for(rule, DOWN_COLUMNS, rows, cols, T16R_COLS))
             return transpose16_runs_launch<runs_144<true>>(in, out, rows, cols, stream);
         return transpose16_runs_launch<runs_144<false>>(in, out, rows, cols, stream);
     }
     // A 128 x 128 tile on 64 rows or columns or fewer is half empty or worse: those keep 64 x 128 tiles past L2.
     if (rows * cols * sizeof(uint16_t) > t16_l2_bytes() && rows > tile_64x128<>::rows && cols > tile_64x128<>::rows)
-        return launch_prmt_tiles<tile_128x128>(lines_for(rule, rows, cols, tile_128x128<>::cols), in, out, rows, cols,
-                                               stream);
+        return launch_prmt_tiles<tile_128x128>(lines_for(rule, order, rows, cols, tile_128x128<>::cols), order, in,
+                                               out, rows, cols, stream);
     const size_t tiles = ceil_div(rows, tile_64x128<>::rows) * ceil_div(cols, tile_64x128<>::cols);
     if (t16_fewer_than_one_wave(tiles, t16_resident_blocks<tile_64x128<>, T16_PRMT>()))
-        return launch_prmt_tiles<tile_64x64>(lines_for(rule, rows, cols, tile_64x64<>::cols), in, out, rows, cols,
-                                             stream);
-    return launch_prmt_tiles<tile_64x128>(lines_for(rule, rows, cols, tile_64x128<>::cols), in, out, rows, cols,
-                                          stream);
+        return launch_prmt_tiles<tile_64x64>(lines_for(rule, order, rows, cols, tile_64x64<>::cols), order, in,
+                                             out, rows, cols, stream);
+    return launch_prmt_tiles<tile_64x128>(lines_for(rule, order, rows, cols, tile_64x128<>::cols), order, in,
+                                          out, rows, cols, stream);
 }
 
 /** @brief The default: the PRMT store, its loads asking for whole lines where the tile beside reuses them. */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_WHERE_REUSED, in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_WHERE_REUSED, order_for(in, cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default with loads that ask L2 for whole lines on every shape. */
 static size_t launch_prmt_lines(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_ALWAYS, in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_ALWAYS, order_for(in, cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default with loads that ask L2 for their sectors only. */
 static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_NEVER, in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_NEVER, order_for(in, cols), in, out, rows, cols, stream);
+}
+
+/** @brief The default with its tile kernel taking the tiles along the rows of `in` on every shape. */
+static size_t launch_prmt_across(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_prmt_by(LINES_WHERE_REUSED, ALONG_ROWS, in, out, rows, cols, stream);
+}
+
+/** @brief The default with its tile kernel taking the tiles down the columns of tiles on every shape. */
+static size_t launch_prmt_down(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return launch_prmt_by(LINES_WHERE_REUSED, DOWN_COLUMNS, in, out, rows, cols, stream);
 }
 
 /** @brief The float32 design ported: one 2-byte shared load per element. */
@@ -255,6 +294,10 @@ static const kernel_variant variants[] = {
               launch_prmt_lines),
     variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
               launch_prmt_sectors),
+    variant16("prmt_across", "the default with its tiles taken along the rows of in on every shape, as Triton's",
+              launch_prmt_across),
+    variant16("prmt_down", "the default with its tiles taken down the columns of tiles on every shape",
+              launch_prmt_down),
     variant16("slabs", "slabs of 8192 elements on every matrix of 2-63 rows or columns, 16-byte chunks where whole",
               launch_slabs),
     variant16("slabs_elements", "step 11's slabs on every matrix of 2-63 rows or columns: one element an access",

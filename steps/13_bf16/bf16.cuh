@@ -134,14 +134,15 @@ static inline bool vec8_fits(const uint16_t *in, const uint16_t *out, size_t row
 }
 
 /**
- * @brief True where every row of `out` starts on a 32-byte sector: @p rows
- *        elements of 2 bytes are whole sectors and @p out is sector-aligned.
- *        Elsewhere a tile's 128-byte pieces of a row straddle sectors, and
- *        each piece leaves two sectors partly written.
+ * @brief True where every row of @p matrix, @p length elements of 2 bytes,
+ *        starts on a 32-byte sector: the length is whole sectors and the
+ *        matrix starts on one. Elsewhere a tile's pieces of a row straddle
+ *        sectors: on `out` each piece leaves two sectors partly written, on
+ *        `in` two partly read.
  */
-static __host__ __device__ __forceinline__ bool t16_out_rows_on_sectors(const uint16_t *out, size_t rows)
+static __host__ __device__ __forceinline__ bool t16_rows_on_sectors(const uint16_t *matrix, size_t length)
 {
-    return rows % 16 == 0 && (uintptr_t)out % 32 == 0;
+    return length % 16 == 0 && (uintptr_t)matrix % 32 == 0;
 }
 
 /** @brief What is left of @p n from @p first on, at most @p side. */
@@ -156,6 +157,19 @@ static __host__ __device__ __forceinline__ void t16_tile(size_t t, size_t tiles_
 {
     *row0 = (t % tiles_y) * tile_rows;
     *col0 = (t / tiles_y) * tile_cols;
+}
+
+/**
+ * @brief First row and column of tile @p t in row-major tile order, along
+ *        the rows of `in` (@p tiles_x tiles to a row of tiles): the order
+ *        of step 10's `row_async` and of a Triton kernel whose program id
+ *        runs along a row of blocks first.
+ */
+static __host__ __device__ __forceinline__ void t16_tile_across(size_t t, size_t tiles_x, unsigned tile_rows,
+                                                                unsigned tile_cols, size_t *row0, size_t *col0)
+{
+    *row0 = (t / tiles_x) * tile_rows;
+    *col0 = (t % tiles_x) * tile_cols;
 }
 
 /**
@@ -485,17 +499,24 @@ UNROLL_ON_DEVICE
     }
 }
 
-/** @brief The 16-byte kernel: tiles of 16-byte chunks, transposed by @p Store. */
-template <class Tile, t16_store Store>
+/**
+ * @brief The 16-byte kernel: tiles of 16-byte chunks, transposed by
+ *        @p Store, taken down the columns of tiles or, with @p Across,
+ *        along their rows.
+ */
+template <class Tile, t16_store Store, bool Across = false>
 static __global__ void __launch_bounds__(T16_THREADS,
                                          Store == T16_LDSM ? T16_LDSM_BLOCKS : T16_TILE_BLOCKS(Tile::rows * Tile::cols))
 transpose16_vec8(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
-    const size_t tiles_y = ceil_div(rows, Tile::rows);
-    for (size_t t = blockIdx.x; t < tiles_y * ceil_div(cols, Tile::cols); t += gridDim.x) {
+    const size_t tiles_y = ceil_div(rows, Tile::rows), tiles_x = ceil_div(cols, Tile::cols);
+    for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
         size_t row0, col0;
-        t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
+        if (Across)
+            t16_tile_across(t, tiles_x, Tile::rows, Tile::cols, &row0, &col0);
+        else
+            t16_tile(t, tiles_y, Tile::rows, Tile::cols, &row0, &col0);
         const unsigned height = t16_extent(rows, row0, Tile::rows), width = t16_extent(cols, col0, Tile::cols);
         if (Store == T16_STSM)
             t16_stsm_load<Tile>(tile, in, cols, row0, col0, height, width, threadIdx.x);
@@ -852,8 +873,11 @@ static __host__ __device__ __forceinline__ bool t16_lines_reused(size_t rows, un
     return lines_reused(2 * rows * tile_cols * sizeof(uint16_t), l2_bytes);
 }
 
-/** @brief Launch @p Store's 16-byte kernel where rows are whole chunks, the runs kernel elsewhere. */
-template <class Tile, t16_store Store, class Runs>
+/**
+ * @brief Launch @p Store's 16-byte kernel where rows are whole chunks (its
+ *        tiles along rows with @p Across), the runs kernel elsewhere.
+ */
+template <class Tile, t16_store Store, class Runs, bool Across = false>
 static inline size_t transpose16_launch(const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                                         cudaStream_t stream)
 {
@@ -861,8 +885,8 @@ static inline size_t transpose16_launch(const uint16_t *in, uint16_t *out, size_
         return transpose16_runs_launch<Runs>(in, out, rows, cols, stream);
     const dim3 block(T16_THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Tile::rows) * ceil_div(cols, Tile::cols), 1);
-    transpose16_vec8<Tile, Store><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
-                                                                reinterpret_cast<uint4 *>(out), rows, cols);
+    transpose16_vec8<Tile, Store, Across><<<grid, block, 0, stream>>>(reinterpret_cast<const uint4 *>(in),
+                                                                        reinterpret_cast<uint4 *>(out), rows, cols);
     return threads_launched(grid, block);
 }
 
