@@ -216,6 +216,13 @@ def save(path: Path, gpu: str, step: str, shape: results.Shape, found: list[Colu
     results.write(new, path, "profile")
 
 
+def write_env(path: Path, ncu: Ncu, fields: dict) -> None:
+    """The env file beside a profile CSV, which the tables' source lines read: who wrote it last, when, with what."""
+    version = subprocess.run([ncu.path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    ncu_line = f"{version[-1] if version else '?'}, clocks not locked (--clock-control none)"
+    machine.write_env(path.with_name(path.stem + "-env.txt"), {**fields, "ncu": ncu_line})
+
+
 def read_plan() -> pd.DataFrame:
     return pd.read_csv(PLAN, dtype=str, keep_default_na=False)
 
@@ -239,11 +246,8 @@ def run_plan(args, peers: bool) -> int:
                                     row.variant or None, row.baselines == "yes")
         show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found)
         save(path, gpu_name, PEERS_STEP if peers else row.step, results.Shape.parse(row.shape), found)
-    version = subprocess.run([ncu.path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    machine.write_env(path.with_name(path.stem + "-env.txt"), {
-        "gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
-        "ncu": f"{version[-1] if version else '?'}, clocks not locked (--clock-control none)",
-        "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
+    write_env(path, ncu, {"gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
+                          "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
     machine.say(f"profile: wrote {os.path.relpath(path)}")
     return 0
 
@@ -352,7 +356,10 @@ def step_command(args) -> int:
                             args.kernel)
     show(f"Step {args.step} at {shape.label()} on {gpu_name}", found)
     if args.csv:
-        save(Path(args.csv), gpu_name, args.step, shape, found)
+        path = Path(args.csv)
+        save(path, gpu_name, args.step, shape, found)
+        write_env(path, ncu, {"gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
+                              "rows": f"step {args.step} at {shape.label()} added; the file's other rows kept"})
         machine.say(f"profile: wrote {args.csv}")
     return 0
 
