@@ -306,6 +306,34 @@ def test_step_13s_tile_order_rule_keeps_up_with_either_order_past_l2_and_along_r
     assert order_rule_misses(planted) == ["50000x3000"]
 
 
+def odd_shape_counter_disagreements(frame: pd.DataFrame) -> list[str]:
+    """What in appendix 13's "Why the odd shapes stop short" the profile at 10007 x 7919 contradicts: the bf16
+    default moves the matrix's own bytes (within 10 %), and DRAM is active for a smaller share of the cycles under
+    it than under the float32 answer, and under that than under the copy kernel."""
+    at = frame[(frame["rows"] == 10007) & (frame["cols"] == 7919) & (frame["offset"] == 0)]
+    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
+    value = at.pivot_table(index=["step", "kernel"], columns="metric", values="value", aggfunc="last")
+    active = value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"]
+    ours, answer, copy = ("13", "prmt"), ("12", "answer"), ("12", "copy_kernel")
+    found = []
+    if abs(value.loc[ours, "dram__bytes.sum"] / (2 * 2 * 10007 * 7919) - 1) > 0.10:
+        found.append("the bf16 default's DRAM bytes are not the matrix's")
+    if not active[ours] < active[answer] < active[copy]:
+        found.append("DRAM's active share does not fall from the copy to the float32 answer to the bf16 default")
+    return found
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_the_odd_shapes_counter_says_what_appendix_13_reads_in_it(gpu):
+    frame = profile.load_profile(results.path(gpu, "profile"))
+    assert odd_shape_counter_disagreements(frame) == []
+    busy = frame.copy()
+    mine = (busy["step"] == "13") & (busy["kernel"] == "prmt") & (busy["rows"] == 10007) & (busy["cols"] == 7919)
+    active = mine & (busy["metric"] == "dram__cycles_active.sum")
+    busy.loc[active, "value"] = pd.to_numeric(busy.loc[active, "value"]) * 1.5
+    assert len(odd_shape_counter_disagreements(busy)) == 1
+
+
 # The bar's large matrices in appendix 12's tables of the bounds on other piece lengths.
 LARGE_SHAPES = ("32768x32768", "16384x16384", "20000x20000", "3000x50000", "50000x3000")
 
