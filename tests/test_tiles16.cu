@@ -284,6 +284,16 @@ static void check_sector_rows(void)
            "sector rows: 3008 rows at a 32-byte boundary start on sectors; 3000 rows, or 16 bytes past it, do not");
 }
 
+/** @brief The default's tile order: along the rows on tall matrices whose rows of `in` start off sectors. */
+static void check_order_rule(void)
+{
+    alignas(32) static uint16_t in[64];
+    report(t16_along_rows_pays(in, 50000, 3000) && t16_along_rows_pays(in, 100000, 1000) &&
+               !t16_along_rows_pays(in, 3000, 50008) && !t16_along_rows_pays(in, 20000, 20008) &&
+               !t16_along_rows_pays(in, 50000, 3008) && t16_along_rows_pays(in + 8, 50000, 3008),
+           "tile order: along the rows at 50000 x 3000 and 100000 x 1000, not on wide matrices or rows on sectors");
+}
+
 /** @brief The default's rule: lines where a column of tiles, `in` and `out`, fits in a quarter of L2. */
 static void check_lines_reused(void)
 {
@@ -328,6 +338,7 @@ int main(void)
 {
     check_one_wave();
     check_tile_orders();
+    check_order_rule();
     check_sector_rows();
     check_lines_reused();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles

@@ -15,10 +15,10 @@
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB); `prmt`
  * takes 64 x 64 below one wave of tiles and 128 x 128 past L2 (over 64
- * rows), down the columns of tiles, or along the rows where rows of `in`
- * start off sectors. Rows that are not whole chunks or start off a
- * sector of `out` take `runs`: sector runs. Thin matrices: `slabs`.
- * Loads ask L2 for whole lines where later tiles reuse them.
+ * rows), down the columns of tiles, or along the rows on tall matrices
+ * whose rows of `in` start off sectors. Rows that are not whole chunks
+ * or start off a sector of `out` take sector runs. Thin matrices:
+ * `slabs`. Loads ask L2 for lines where later tiles reuse them.
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
@@ -74,19 +74,10 @@ using tile_128x128 = tile16<128, 128, Lines>;
 /** How the default's tile kernel takes its tiles: down the columns of tiles, or along their rows. */
 enum tile_order { DOWN_COLUMNS, ALONG_ROWS };
 
-/**
- * @brief The default's tile order on @p in, of @p cols columns. Where rows
- *        of `in` start off sectors (6000-byte rows: every other one), a
- *        tile's piece of such a row shares its end sectors with the tiles
- *        beside it. Along the rows the tile beside comes next and finds
- *        them in L2; down the columns it comes a whole column of tiles
- *        later, and past L2 DRAM reads them again (Nsight Compute at
- *        50000 x 3000, appendix 13). Elsewhere the columns' order leads on
- *        the large squares.
- */
-static tile_order order_for(const uint16_t *in, size_t cols)
+/** @brief The default's tile order on @p in, @p rows x @p cols (t16_along_rows_pays()). */
+static tile_order order_for(const uint16_t *in, size_t rows, size_t cols)
 {
-    return t16_rows_on_sectors(in, cols) ? DOWN_COLUMNS : ALONG_ROWS;
+    return t16_along_rows_pays(in, rows, cols) ? ALONG_ROWS : DOWN_COLUMNS;
 }
 
 /**
@@ -158,19 +149,19 @@ static size_t launch_prmt_by(lines_rule rule, tile_order order, const uint16_t *
 /** @brief The default: the PRMT store, its loads asking for whole lines where the tile beside reuses them. */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_WHERE_REUSED, order_for(in, cols), in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_WHERE_REUSED, order_for(in, rows, cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default with loads that ask L2 for whole lines on every shape. */
 static size_t launch_prmt_lines(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_ALWAYS, order_for(in, cols), in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_ALWAYS, order_for(in, rows, cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default with loads that ask L2 for their sectors only. */
 static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_NEVER, order_for(in, cols), in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_NEVER, order_for(in, rows, cols), in, out, rows, cols, stream);
 }
 
 /** @brief The default with its tile kernel taking the tiles along the rows of `in` on every shape. */
