@@ -114,7 +114,7 @@ LINES_RULES = {"13": {"ours": "13 prmt", "others": ("13 prmt_lines", "13 prmt_se
                "12": {"ours": "12 answer", "others": ("12 answer_lines", "12 answer_sectors")}}
 # A tall shape of each, where lines cost several points on both GPUs, and for step 13 a tall one a tile wide,
 # where lines pay.
-LINES_PLANT = [("13", "100000x1000"), ("13", "1000003x33"), ("12", "100001x1001")]
+LINES_PLANT = [("13", "60000x6000"), ("13", "1000003x33"), ("12", "100001x1001")]
 
 
 @pytest.mark.parametrize("step", sorted(LINES_RULES))
