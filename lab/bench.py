@@ -1,4 +1,4 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and six studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and seven studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
@@ -8,6 +8,7 @@
     python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
     python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
     python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
+    python3 -m lab.bench --study order         step 13's tile order, from squares to 100 : 1 -> <gpu>-order.csv
     python3 -m lab.bench --study pattern       step 12's answer beside the bounds of its pattern, at whole-chunk
                                                pitches near the odd matrices of the bar -> <gpu>-pattern.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
@@ -72,6 +73,12 @@ RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
                 "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000,699051x48,838861x40,1000003x33")
 LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
+# bf16 matrices past L2 whose rows of in start off sectors (columns 8 past a multiple of 16) and whose rows of out
+# start on them (rows a multiple of 16), so that the default takes 128 x 128 tiles, from square to 100 rows a column:
+# step 13's default beside its tiles taken down the columns of tiles and along the rows on every shape. The default
+# goes along the rows from 4 : 1 (T16_TALL_RATIO).
+ORDER_SHAPES = "25008x25000,32000x16008,36000x12008,48048x12008,64000x8008,50000x3000,100000x1000"
+ORDER_RUNS = (("13", "prmt"), ("13", "prmt_down"), ("13", "prmt_across"))
 # float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
 # takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits
 # in a quarter of L2: 25600 rows on the H100, 30720 on the H200 (28001 falls between).
@@ -119,6 +126,8 @@ def planned_runs(args) -> list[Run]:
     if args.study == "lines":
         return [Run(f"step{s}-{v}", s, shapes, ("--variant", v))
                 for runs, shapes in ((LINES_RUNS, LINES_SHAPES), (F32_LINES_RUNS, F32_LINES_SHAPES)) for s, v in runs]
+    if args.study == "order":
+        return [Run(f"step{s}-{v}", s, ORDER_SHAPES, ("--variant", v)) for s, v in ORDER_RUNS]
     if args.study == "timing":
         answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
@@ -220,8 +229,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "pattern",
-                        "timing"), default="sweep", help="the shape sweep (default), or one of the six studies")
+    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "order", "pattern",
+                        "timing"), default="sweep", help="the shape sweep (default), or one of the seven studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

@@ -61,7 +61,7 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
     return {
         "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["timing-study"],
                   make + ["narrow-study"], make + ["pitch-study"], make + ["runs-study"], make + ["lines-study"],
-                  make + ["pattern-study"]],
+                  make + ["order-study"], make + ["pattern-study"]],
         "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
         "peers": [make + ["peers"], make + ["peers-profile"]],
         # The timings the docs quote come from an H200; another GPU's go beside its other results.

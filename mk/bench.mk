@@ -7,6 +7,7 @@
 #   make pitch-study            step 12's rule on the pitch of out's rows: its alignment, powers of two
 #   make runs-study            step 12's choice of run length on odd matrices of few rows or columns
 #   make lines-study            steps 12 and 13's rule for the L2 line hint on tall matrices
+#   make order-study            step 13's tile order, down the columns or along the rows, from squares to 100 : 1
 #   make pattern-study          step 12's answer beside the bounds of its pattern, near the odd matrices
 #   make timing-study           the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
@@ -21,7 +22,7 @@ bench_comma := ,
 BENCH_STEPS = $(or $(subst $(bench_comma), ,$(STEPS) $(RERUN)),$(STEP_NUMS))
 bench_gpu   = $(if $(GPU),--gpu '$(GPU)')
 
-.PHONY: bench narrow-study pitch-study runs-study lines-study pattern-study timing-study gpu-session
+.PHONY: bench narrow-study pitch-study runs-study lines-study order-study pattern-study timing-study gpu-session
 
 bench: $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
 	@python3 -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
@@ -39,6 +40,9 @@ runs-study: $(BUILD)/step11 $(BUILD)/step12 ## time step 11's runs of 64 and of 
 
 lines-study: $(BUILD)/step12 $(BUILD)/step13 ## time the defaults of steps 12 (float32) and 13 (bf16) beside their loads asking L2 for whole lines always and never, on matrices of 10000-100001 rows and on three tall ones a tile wide -> docs/results/<gpu>-lines.csv
 	@python3 -m lab.bench --study lines --build '$(BUILD)' $(bench_gpu)
+
+order-study: $(BUILD)/step13 ## time step 13's default beside its tiles taken down the columns and along the rows on every shape, on bf16 matrices past L2 from square to 100 : 1 -> docs/results/<gpu>-order.csv
+	@python3 -m lab.bench --study order --build '$(BUILD)' $(bench_gpu)
 
 pattern-study: $(BUILD)/step12 ## time step 12's answer beside the bounds of its pattern (swap_down, swap_across and their 128 x 128 and 32 x 32 forms) at whole-chunk pitches near the sweep's odd matrices -> docs/results/<gpu>-pattern.csv
 	@python3 -m lab.bench --study pattern --build '$(BUILD)' $(bench_gpu)

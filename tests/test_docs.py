@@ -306,6 +306,26 @@ def test_step_13s_tile_order_rule_keeps_up_with_either_order_past_l2_and_along_r
     assert order_rule_misses(planted) == ["50000x3000"]
 
 
+# Shapes at which the rows' order wins on one GPU and trails on the other by more than the margin, so that a rule of
+# shape alone trails on one of them (appendix 13 shows both): from 2 : 1 to 4 : 1 the default keeps the columns'
+# order, which the H200 needs there.
+ORDER_SPLIT = {"docs/results/h100-80gb-hbm3-order.csv": ["32000x16008", "36000x12008"]}
+
+
+@pytest.mark.parametrize("study", **by_path(files("docs/results/*-order.csv")))
+def test_step_13s_tile_order_rule_keeps_up_with_either_order_at_every_shape_of_the_order_study(study):
+    table, split = tile_orders(results.load(study, "bench")), ORDER_SPLIT.get(rel(study), [])
+    assert len(table) >= 5, f"{rel(study)}: the order study has shapes past both L2s"
+    assert order_rule_misses(table) == split, f"{rel(study)}: the default trails the better tile order" + (
+        f" (expected at {' '.join(split)} alone: appendix 13 names them)" if split else "")
+    # Plant a default 2.5 points behind the better order where the two orders differ most: it must be caught.
+    gap = (table["prmt_down"] - table["prmt_across"]).abs()
+    rows, cols = gap.idxmax()
+    planted = table.copy()
+    planted.loc[(rows, cols), "prmt"] = planted.loc[(rows, cols), ["prmt_down", "prmt_across"]].max() - 2.5
+    assert set(order_rule_misses(planted)) == {*split, f"{rows}x{cols}"}
+
+
 def odd_shape_counter_disagreements(frame: pd.DataFrame) -> list[str]:
     """What in appendix 13's "Why the odd shapes stop short" the profile at 10007 x 7919 contradicts: the bf16
     default moves the matrix's own bytes (within 10 %), and DRAM is active for a smaller share of the cycles under

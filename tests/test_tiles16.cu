@@ -289,9 +289,11 @@ static void check_order_rule(void)
 {
     alignas(32) static uint16_t in[64];
     report(t16_along_rows_pays(in, 50000, 3000) && t16_along_rows_pays(in, 100000, 1000) &&
-               !t16_along_rows_pays(in, 3000, 50008) && !t16_along_rows_pays(in, 20000, 20008) &&
+               t16_along_rows_pays(in, 48032, 12008) && !t16_along_rows_pays(in, 48031, 12008) &&
+               !t16_along_rows_pays(in, 25008, 25000) && !t16_along_rows_pays(in, 3000, 50008) &&
                !t16_along_rows_pays(in, 50000, 3008) && t16_along_rows_pays(in + 8, 50000, 3008),
-           "tile order: along the rows at 50000 x 3000 and 100000 x 1000, not on wide matrices or rows on sectors");
+           "tile order: along the rows from 4 : 1 (48032 x 12008, 50000 x 3000), not on squarer matrices "
+           "or rows on sectors");
 }
 
 /** @brief The default's rule: lines where a column of tiles, `in` and `out`, fits in a quarter of L2. */

@@ -15,9 +15,9 @@
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB); `prmt`
  * takes 64 x 64 below one wave of tiles and 128 x 128 past L2 (over 64
- * rows), down the columns of tiles, or along the rows on tall matrices
- * whose rows of `in` start off sectors. Rows that are not whole chunks
- * or start off a sector of `out` take sector runs. Thin matrices:
+ * rows), down the columns of tiles, or along the rows from 4 : 1 where
+ * rows of `in` start off sectors. Rows not whole chunks or
+ * starting off a sector of `out` take sector runs. Thin matrices:
  * `slabs`. Loads ask L2 for lines where later tiles reuse them.
  *
  * ## What it assumes
@@ -152,16 +152,20 @@ static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t
     return launch_prmt_by(LINES_WHERE_REUSED, order_for(in, rows, cols), in, out, rows, cols, stream);
 }
 
-/** @brief The default with loads that ask L2 for whole lines on every shape. */
+/**
+ * @brief The default down the columns of tiles, its loads asking L2 for
+ *        whole lines on every shape: with prmt_sectors, the lines study's
+ *        test of the hint in the order where the tile beside comes late.
+ */
 static size_t launch_prmt_lines(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_ALWAYS, order_for(in, rows, cols), in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_ALWAYS, DOWN_COLUMNS, in, out, rows, cols, stream);
 }
 
-/** @brief The default with loads that ask L2 for their sectors only. */
+/** @brief The default down the columns of tiles, its loads asking L2 for their sectors only. */
 static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return launch_prmt_by(LINES_NEVER, order_for(in, rows, cols), in, out, rows, cols, stream);
+    return launch_prmt_by(LINES_NEVER, DOWN_COLUMNS, in, out, rows, cols, stream);
 }
 
 /** @brief The default with its tile kernel taking the tiles along the rows of `in` on every shape. */
@@ -281,9 +285,9 @@ static const kernel_variant variants[] = {
               launch_runs_128),
     variant16("runs_chunks", "sector runs of 144 elements whose threads load the tile's chunks in turn, "
               "each chunk's column and checks worked out anew", launch_runs_chunks),
-    variant16("prmt_lines", "the default with loads that ask L2 for whole 128-byte lines on every shape",
+    variant16("prmt_lines", "the default down the columns, loads asking L2 for whole 128-byte lines on every shape",
               launch_prmt_lines),
-    variant16("prmt_sectors", "the default with loads that ask L2 for their 32-byte sectors, not whole 128-byte lines",
+    variant16("prmt_sectors", "the default down the columns, loads asking L2 for their 32-byte sectors, not lines",
               launch_prmt_sectors),
     variant16("prmt_across", "the default with its tiles taken along the rows of in on every shape, as Triton's",
               launch_prmt_across),

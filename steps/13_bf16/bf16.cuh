@@ -145,21 +145,24 @@ static __host__ __device__ __forceinline__ bool t16_rows_on_sectors(const uint16
     return length % 16 == 0 && (uintptr_t)matrix % 32 == 0;
 }
 
+/** How many times taller than wide a matrix must be before its tiles go along the rows (the order study). */
+#define T16_TALL_RATIO 4
+
 /**
  * @brief Whether the default takes its tiles along the rows of @p in
- *        (@p rows x @p cols): on a tall matrix whose rows of `in` start off
- *        sectors (6000-byte rows: every other one). A tile's piece of such
- *        a row shares its end sectors with the tiles beside it. Along the
- *        rows the tile beside comes next and finds them in L2; down the
- *        columns it comes a whole column of tiles later, and past L2 DRAM
- *        reads them again (Nsight Compute at 50000 x 3000, appendix 13).
- *        On a matrix as wide as it is tall, or wider, the rows' order
- *        trails on the H200 (the large squares), as step 12 found for
- *        float32 tiles.
+ *        (@p rows x @p cols): on a matrix at least #T16_TALL_RATIO times
+ *        taller than wide whose rows of `in` start off sectors (6000-byte
+ *        rows: every other one). A tile's piece of such a row shares its end
+ *        sectors with the tiles beside it. Along the rows the tile beside
+ *        comes next and finds them in L2; down the columns it comes a whole
+ *        column of tiles later, and past L2 DRAM reads them again (Nsight
+ *        Compute at 50000 x 3000, appendix 13). On squarer matrices the rows'
+ *        order trails on the H200, as step 12 found for float32 tiles:
+ *        `make order-study` times both orders from squares to 100 : 1.
  */
 static __host__ __device__ __forceinline__ bool t16_along_rows_pays(const uint16_t *in, size_t rows, size_t cols)
 {
-    return cols < rows && !t16_rows_on_sectors(in, cols);
+    return rows / T16_TALL_RATIO >= cols && !t16_rows_on_sectors(in, cols);
 }
 
 /** @brief What is left of @p n from @p first on, at most @p side. */
