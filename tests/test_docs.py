@@ -354,6 +354,36 @@ def test_the_odd_shapes_counter_says_what_appendix_13_reads_in_it(gpu):
     assert len(odd_shape_counter_disagreements(busy)) == 1
 
 
+def square_order_counter_disagreements(frame: pd.DataFrame) -> list[str]:
+    """What in appendix 13's "How tall before the rows' order pays" the profile at 25008 x 25000 contradicts: along
+    the rows DRAM reads `in` once (within 1 %), down the columns more, and yet DRAM is active for a smaller share of
+    the cycles along the rows."""
+    at = frame[(frame["rows"] == 25008) & (frame["cols"] == 25000) & (frame["offset"] == 0) & (frame["step"] == "13")]
+    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
+    value = at.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last")
+    read, active = value["dram__bytes_read.sum"], value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"]
+    found = []
+    if abs(read["prmt_across"] / (2 * 25008 * 25000) - 1) > 0.01:
+        found.append("along the rows DRAM does not read in once")
+    if not read["prmt_down"] > read["prmt_across"]:
+        found.append("down the columns DRAM reads no more than along the rows")
+    if not active["prmt_across"] < active["prmt_down"]:
+        found.append("DRAM is active for no smaller share of the cycles along the rows")
+    return found
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_the_square_tile_order_counter_says_what_appendix_13_reads_in_it(gpu):
+    frame = profile.load_profile(results.path(gpu, "profile"))
+    assert square_order_counter_disagreements(frame) == []
+    busy = frame.copy()
+    across = (busy["step"] == "13") & (busy["kernel"] == "prmt_across") & (busy["rows"] == 25008)
+    active = across & (busy["metric"] == "dram__cycles_active.sum")
+    busy.loc[active, "value"] = pd.to_numeric(busy.loc[active, "value"]) * 1.5
+    assert square_order_counter_disagreements(busy) == [
+        "DRAM is active for no smaller share of the cycles along the rows"]
+
+
 def bound_counter_disagreements(frame: pd.DataFrame) -> list[str]:
     """What in appendix 13's "The bound of the tiles' pattern" the profile at 16384 x 16384 contradicts: the bf16
     default and its bound `swap_down` keep DRAM active for the same share of the cycles (within 0.02), both below
