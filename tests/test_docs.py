@@ -326,14 +326,31 @@ def test_step_13s_tile_order_rule_keeps_up_with_either_order_at_every_shape_of_t
     assert set(order_rule_misses(planted)) == {*split, f"{rows}x{cols}"}
 
 
+def counters_at(frame: pd.DataFrame, rows: int, cols: int) -> pd.DataFrame:
+    """The profile at rows x cols (no offset): one row per (step, kernel), one column per metric, numeric, with the
+    share of the cycles DRAM was active as `dram_active`."""
+    at = frame[(frame["rows"] == rows) & (frame["cols"] == cols) & (frame["offset"] == 0)]
+    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
+    value = at.pivot_table(index=["step", "kernel"], columns="metric", values="value", aggfunc="last")
+    return value.assign(dram_active=value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"])
+
+
+def scaled_counter(frame: pd.DataFrame, kernel: tuple[str, str], rows: int, metric: str, factor: float):
+    """A copy of the profile with one (step, kernel)'s metric at the shape of that many rows multiplied: a planted
+    contradiction."""
+    planted = frame.copy()
+    at = ((planted["step"] == kernel[0]) & (planted["kernel"] == kernel[1]) & (planted["rows"] == rows)
+          & (planted["metric"] == metric))
+    planted.loc[at, "value"] = pd.to_numeric(planted.loc[at, "value"]) * factor
+    return planted
+
+
 def odd_shape_counter_disagreements(frame: pd.DataFrame) -> list[str]:
     """What in appendix 13's "Why the odd shapes stop short" the profile at 10007 x 7919 contradicts: the bf16
     default moves the matrix's own bytes (within 10 %), and DRAM is active for a smaller share of the cycles under
     it than under the float32 answer, and under that than under the copy kernel."""
-    at = frame[(frame["rows"] == 10007) & (frame["cols"] == 7919) & (frame["offset"] == 0)]
-    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
-    value = at.pivot_table(index=["step", "kernel"], columns="metric", values="value", aggfunc="last")
-    active = value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"]
+    value = counters_at(frame, 10007, 7919)
+    active = value["dram_active"]
     ours, answer, copy = ("13", "prmt"), ("12", "answer"), ("12", "copy_kernel")
     found = []
     if abs(value.loc[ours, "dram__bytes.sum"] / (2 * 2 * 10007 * 7919) - 1) > 0.10:
@@ -347,10 +364,7 @@ def odd_shape_counter_disagreements(frame: pd.DataFrame) -> list[str]:
 def test_the_odd_shapes_counter_says_what_appendix_13_reads_in_it(gpu):
     frame = profile.load_profile(results.path(gpu, "profile"))
     assert odd_shape_counter_disagreements(frame) == []
-    busy = frame.copy()
-    mine = (busy["step"] == "13") & (busy["kernel"] == "prmt") & (busy["rows"] == 10007) & (busy["cols"] == 7919)
-    active = mine & (busy["metric"] == "dram__cycles_active.sum")
-    busy.loc[active, "value"] = pd.to_numeric(busy.loc[active, "value"]) * 1.5
+    busy = scaled_counter(frame, ("13", "prmt"), 10007, "dram__cycles_active.sum", 1.5)
     assert len(odd_shape_counter_disagreements(busy)) == 1
 
 
@@ -358,16 +372,14 @@ def square_order_counter_disagreements(frame: pd.DataFrame) -> list[str]:
     """What in appendix 13's "How tall before the rows' order pays" the profile at 25008 x 25000 contradicts: along
     the rows DRAM reads `in` once (within 1 %), down the columns more, and yet DRAM is active for a smaller share of
     the cycles along the rows."""
-    at = frame[(frame["rows"] == 25008) & (frame["cols"] == 25000) & (frame["offset"] == 0) & (frame["step"] == "13")]
-    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
-    value = at.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last")
-    read, active = value["dram__bytes_read.sum"], value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"]
+    value = counters_at(frame, 25008, 25000)
+    down, across = value.loc[("13", "prmt_down")], value.loc[("13", "prmt_across")]
     found = []
-    if abs(read["prmt_across"] / (2 * 25008 * 25000) - 1) > 0.01:
+    if abs(across["dram__bytes_read.sum"] / (2 * 25008 * 25000) - 1) > 0.01:
         found.append("along the rows DRAM does not read in once")
-    if not read["prmt_down"] > read["prmt_across"]:
+    if not down["dram__bytes_read.sum"] > across["dram__bytes_read.sum"]:
         found.append("down the columns DRAM reads no more than along the rows")
-    if not active["prmt_across"] < active["prmt_down"]:
+    if not across["dram_active"] < down["dram_active"]:
         found.append("DRAM is active for no smaller share of the cycles along the rows")
     return found
 
@@ -376,10 +388,7 @@ def square_order_counter_disagreements(frame: pd.DataFrame) -> list[str]:
 def test_the_square_tile_order_counter_says_what_appendix_13_reads_in_it(gpu):
     frame = profile.load_profile(results.path(gpu, "profile"))
     assert square_order_counter_disagreements(frame) == []
-    busy = frame.copy()
-    across = (busy["step"] == "13") & (busy["kernel"] == "prmt_across") & (busy["rows"] == 25008)
-    active = across & (busy["metric"] == "dram__cycles_active.sum")
-    busy.loc[active, "value"] = pd.to_numeric(busy.loc[active, "value"]) * 1.5
+    busy = scaled_counter(frame, ("13", "prmt_across"), 25008, "dram__cycles_active.sum", 1.5)
     assert square_order_counter_disagreements(busy) == [
         "DRAM is active for no smaller share of the cycles along the rows"]
 
@@ -388,10 +397,7 @@ def bound_counter_disagreements(frame: pd.DataFrame) -> list[str]:
     """What in appendix 13's "The bound of the tiles' pattern" the profile at 16384 x 16384 contradicts: the bf16
     default and its bound `swap_down` keep DRAM active for the same share of the cycles (within 0.02), both below
     the copy kernel's share."""
-    at = frame[(frame["rows"] == 16384) & (frame["cols"] == 16384) & (frame["offset"] == 0)]
-    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
-    value = at.pivot_table(index=["step", "kernel"], columns="metric", values="value", aggfunc="last")
-    active = value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"]
+    active = counters_at(frame, 16384, 16384)["dram_active"]
     ours, bound, copy = active[("13", "prmt")], active[("13", "swap_down")], active[("12", "copy_kernel")]
     found = [] if abs(ours - bound) <= 0.02 else ["the default and its bound keep DRAM busy for different shares"]
     return found + ([] if max(ours, bound) < copy else ["the bound's pattern keeps DRAM as busy as the copy"])
@@ -401,10 +407,7 @@ def bound_counter_disagreements(frame: pd.DataFrame) -> list[str]:
 def test_the_bf16_bound_counter_says_what_appendix_13_reads_in_it(gpu):
     frame = profile.load_profile(results.path(gpu, "profile"))
     assert bound_counter_disagreements(frame) == []
-    idle = frame.copy()
-    bound = (idle["step"] == "13") & (idle["kernel"] == "swap_down") & (idle["rows"] == 16384)
-    active = bound & (idle["metric"] == "dram__cycles_active.sum")
-    idle.loc[active, "value"] = pd.to_numeric(idle.loc[active, "value"]) * 0.8
+    idle = scaled_counter(frame, ("13", "swap_down"), 16384, "dram__cycles_active.sum", 0.8)
     assert bound_counter_disagreements(idle) == ["the default and its bound keep DRAM busy for different shares"]
 
 
