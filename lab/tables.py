@@ -603,9 +603,10 @@ def past_l2(rows: pd.DataFrame) -> pd.Series:
 def value(page: Page, shape: str | None = None, col: str | None = None, step: str | None = None,
           kernel: str | None = None, peer: str | None = None, metric: str | None = None, flush: str | None = None,
           max: str | None = None, tuning: str | None = None, gpu: str | None = None,
-          dtype: str = "float32") -> str:
+          dtype: str = "float32", over: str | None = None) -> str:
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
-    baseline) or metric=; peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
+    baseline) or metric= (over=KERNEL: its ratio to that kernel's, same step and shape, as "1.05");
+    peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
     max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2()); tuning=vec4_limit (up to where
     step 12 runs step 09's kernel), vec4_pow2_limit (the same on rows a power of two) or long_runs_from (from where
     step 11's default takes its long runs)."""
@@ -633,7 +634,9 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     if metric is not None:
         step = step_list(step)[0]
         kernel = kernel or default_names(gpu).get(step)
-        return fmt_metric(only(select(gpu, "profile", step=step, kernel=kernel, metric=metric, at=at), what)["value"])
+        measured = [only(select(gpu, "profile", step=step, kernel=name, metric=metric, at=at), f"{what} ({name})")
+                    ["value"] for name in (kernel, over or kernel)]
+        return f"{measured[0] / measured[1]:.2f}" if over else fmt_metric(measured[0])
     if flush is not None:
         row = only(select(gpu, "timing", flush=flush, kernel=kernel, at=at), what)
     elif peer is not None:
