@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
-from lab import bench, docs, figures, profile, results, sass, schema, tables
+from lab import bench, docs, figures, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
@@ -81,6 +81,105 @@ def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     with pytest.raises(docs.RenderError, match=r"^planted\.md\.j2:3: "):
         docs.stale(template)
     assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
+
+
+# ------------------------------------------------------------------ claims of the step pages
+def quoted_kernels_without_a_row(template_text: str, page: str, step: str) -> list[str]:
+    """'NN kernel at SHAPE' for each value() in a step page that quotes a measured column of a kernel of the page's
+    own step where no table row of the rendered page shows that kernel at that shape."""
+    rows, shape = set(), ""
+    for line in page.splitlines():
+        if line.startswith("| "):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            shape = cells[0] or shape   # table() leaves a repeated shape empty
+            rows.add((shape, cells[1] if len(cells) > 1 else ""))
+    default, missing = tables.defined_default(step), []
+    for call in jinja2.Environment().parse(template_text).find_all(jinja2.nodes.Call):
+        args = {k.key: k.value.value for k in call.kwargs if isinstance(k.value, jinja2.nodes.Const)}
+        kernel = args.get("kernel") or default
+        if getattr(call.node, "name", "") != "value" or args.get("step") != step or "col" not in args \
+                or kernel in ("copy_bound", "cublas"):
+            continue
+        at = results.Shape.parse(args["shape"]).label()
+        labels = {f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel}{end}"
+                  for end in (")", ": a bound)")}
+        if not any((at, label) in rows for label in labels):
+            missing.append(f"{step} {kernel} at {at}")
+    return missing
+
+
+@pytest.mark.parametrize("template", **by_path(files("docs/steps/*.md.j2")))
+def test_a_step_page_shows_a_row_of_each_kernel_of_its_step_that_its_prose_quotes(template):
+    page = docs.output_of(template).read_text()
+    assert quoted_kernels_without_a_row(template.read_text(), page, template.name[:2]) == []
+
+
+def test_a_quoted_kernel_left_out_of_the_table_is_caught():
+    template = ROOT / "docs/steps/13_bf16.md.j2"
+    page = "\n".join(line for line in docs.output_of(template).read_text().splitlines()
+                     if "(--variant prmt_64x64)" not in line)
+    assert quoted_kernels_without_a_row(template.read_text(), page, "13") == ["13 prmt_64x64 at 32768 x 32768"]
+
+
+def offset_disagreements(frame: pd.DataFrame) -> list[str]:
+    """What the sweep contradicts in steps 05 and 11 on a pointer offset (8192 x 8192, offsets 1-3): step 05 shifts
+    its quads and keeps its float4 paths, more than 10 % faster than its scalar variant, while step 09 takes its
+    4-byte kernel, its two variants within 3 % of each other."""
+    at = frame[(frame["rows"] == 8192) & (frame["cols"] == 8192) & (frame["offset"] > 0)]
+    time = at.pivot_table(index="offset", columns=["step", "kernel"], values="median_ms")
+    found = [f"step 05 float4 is not faster than scalar at offset {o}" for o in time.index
+             if time.loc[o, ("05", "float4")] > 0.9 * time.loc[o, ("05", "scalar")]]
+    return found + [f"step 09 vec4 and scalar differ at offset {o}" for o in time.index
+                    if abs(time.loc[o, ("09", "vec4")] / time.loc[o, ("09", "scalar")] - 1) > 0.03]
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_step_05_keeps_float4_behind_an_offset_and_step_09_does_not(gpu):
+    frame = results.load(results.path(gpu), "bench")
+    assert offset_disagreements(frame) == []
+    one, two = (frame["rows"] == 8192) & (frame["offset"] == 1), (frame["rows"] == 8192) & (frame["offset"] == 2)
+    planted = frame.copy()
+    planted.loc[one & (frame["step"] == "05") & (frame["kernel"] == "float4"), "median_ms"] = \
+        frame.loc[one & (frame["step"] == "05") & (frame["kernel"] == "scalar"), "median_ms"].iloc[0]
+    planted.loc[two & (frame["step"] == "09") & (frame["kernel"] == "vec4"), "median_ms"] *= 0.9
+    assert offset_disagreements(planted) == ["step 05 float4 is not faster than scalar at offset 1",
+                                             "step 09 vec4 and scalar differ at offset 2"]
+
+
+LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+
+
+def sector_runs_load_ratio(frame: pd.DataFrame) -> float:
+    """Step 11's sector runs' global load sectors over those of `words` at 10007 x 7919: step 11 says more (the
+    tile's 8 extra rows), yet below 72/64 (each row read as aligned chunks touches fewer sectors)."""
+    at = frame[(frame["step"] == "11") & (frame["rows"] == 10007) & (frame["cols"] == 7919)
+               & (frame["metric"] == LOAD_SECTORS)].set_index("kernel")["value"].astype(float)
+    return at["any_shape"] / at["words"]
+
+
+@pytest.mark.parametrize("gpu", results.gpus()["slug"])
+def test_step_11s_sector_runs_load_more_sectors_than_words_but_under_72_64_of_them(gpu):
+    frame = results.load(results.path(gpu, "profile"), "profile")
+    assert 1 < sector_runs_load_ratio(frame) < 72 / 64
+    assert sector_runs_load_ratio(scaled_counter(frame, ("11", "any_shape"), 10007, LOAD_SECTORS, 1.1)) > 72 / 64
+
+
+# The unit a metric's label must name: ncu's smsp__ averages are per SM sub-partition (SMSP), not per SM, and its
+# warp latencies (smsp__average_warp_latency_*) are cycles per warp, not per instruction.
+LABEL_UNITS = {r"smsp__.*\.avg": "SMSP", r"smsp__average_warp_latency_.*": "/ warp"}
+
+
+def labels_without_their_unit(table: pd.DataFrame) -> list[str]:
+    """The metrics of a table like lab/metrics.csv whose label does not name the unit LABEL_UNITS asks for."""
+    return [metric for metric in table.index for pattern, unit in LABEL_UNITS.items()
+            if re.fullmatch(pattern, metric) and unit not in table.at[metric, "label"]]
+
+
+def test_metric_labels_name_their_unit_and_a_label_that_does_not_is_caught():
+    assert labels_without_their_unit(metrics.TABLE) == []
+    planted = metrics.TABLE.copy()
+    planted.loc["smsp__cycles_active.avg", "label"] = "SM active cycles (average)"
+    assert labels_without_their_unit(planted) == ["smsp__cycles_active.avg"]
 
 
 # ------------------------------------------------------ the narrow, pitch and runs studies (appendix 12), lines (13)
