@@ -3,8 +3,9 @@
  * @brief Step 11's kernel: 16-byte global loads and stores on rows of any
  *        length and any 4-byte alignment, for steps 11 and 12.
  *
- * Steps 05-10 use float4 only when every row starts on a 16-byte boundary.
- * Here the matrix is seen as what memory really is: one flat array of
+ * Steps 09 and 10 use float4 only when every row starts on a 16-byte
+ * boundary (step 05 shifts its quads, but only along rows of whole
+ * chunks). Here the matrix is seen as what memory really is: one flat array of
  * aligned 16-byte *chunks*. A row that starts in the middle of a chunk is
  * still made of whole chunks, plus a few floats at each end:
  *
