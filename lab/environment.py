@@ -93,7 +93,7 @@ def set_up(always_venv: bool) -> None:
         missing = [pin for pin in wanted if not installed(pin)]
         if not (missing or always_venv or not have_cuobjdump()):
             return  # python3 as it is
-        why = f"python3 lacks {missing[0]}" if missing else "asked for" if always_venv else "cuobjdump not found"
+        why = f"python3 lacks {missing[0]}" if missing else "--venv" if always_venv else "cuobjdump not found"
     try:
         if why:
             make_venv(why)
