@@ -106,9 +106,12 @@ def set_up(always_venv: bool) -> None:
                 for wheel in VENV.glob(f"lib/python*/site-packages/nvidia/cu*/bin/{tool}"):
                     (VENV / "bin" / tool).unlink(missing_ok=True)
                     (VENV / "bin" / tool).symlink_to(wheel)
-    except CannotSetUp:
+    except CannotSetUp as err:
         if not STAMP.is_file():  # never finished: gone, so that the next try starts afresh
             shutil.rmtree(VENV, ignore_errors=True)
+        if VENV.exists() or why == "cuobjdump not found":  # the pins are there: without cuobjdump, checks skip
+            print(f"lab: going on without cuobjdump: {err}", file=sys.stderr)
+            return
         raise
 
 
