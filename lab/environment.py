@@ -33,7 +33,7 @@ class CannotSetUp(Exception):
 
 
 def pins(extra: str = "test") -> list:
-    """pyproject.toml's dependencies and those of one extra: ["pandas==3.1.1", ...]."""
+    """pyproject.toml's dependencies with its test extra (["pandas==3.1.1", ...]), or another extra alone."""
     import tomllib  # Python 3.11 or later, as main() checked
 
     with open(ROOT / "pyproject.toml", "rb") as file:
