@@ -1,5 +1,5 @@
-"""Every program builds, with host and device warnings as errors, and every make target that runs
-the steps builds them first.
+"""Every program builds, with host and device warnings as errors, every make target that runs
+the steps builds them first, and the suite runs on the versions pyproject.toml pins (make setup).
 
 conftest.py has already run `make -k all` once, after deleting the programs; these tests read
 what it left: each program must exist, and the build log must hold no warning or error.
@@ -10,6 +10,7 @@ import re
 import pytest
 
 from conftest import BUILD, LOGS, ROOT, STEPS, make_command, run
+from lab import environment
 
 pytestmark = pytest.mark.build
 
@@ -63,3 +64,10 @@ def test_a_bench_that_builds_nothing_is_caught():
 @pytest.mark.parametrize("study", ["narrow", "pitch", "runs", "lines", "order", "pattern", "timing"])
 def test_every_study_builds_a_step(study):
     assert steps_linked(f"{study}-study")
+
+
+def test_the_suite_runs_on_the_pinned_versions():
+    """make setup chose a Python with every pin (python3 itself, or .venv); one it lacks is seen as lacking."""
+    lacking = [pin for pin in environment.pins() if not environment.installed(pin)]
+    assert not lacking, f"this Python lacks {lacking}: run the tests with make test"
+    assert not environment.installed("pytest==0.0.1")
