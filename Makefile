@@ -3,14 +3,16 @@
 # Every program is built under build/ from sources that stay where they are:
 #   steps/NN_name/*.cu  ->  build/stepNN      (one program per step)
 #   common/*.c, *.cu    ->  build/libcommon.a (harness, baselines, checks)
-# Header edits rebuild what includes them (-MMD -MP); changing ARCH or the
-# flags rebuilds everything (build/flags.txt).  Output is quiet unless V=1.
+# ARCH=sm_XX builds in a folder of its own, build/sm_XX/, so that switching
+# between it and the default rebuilds nothing.  Header edits rebuild what
+# includes them (-MMD -MP); changing the flags rebuilds everything
+# (build/flags.txt).  Output is quiet unless V=1.
 
 # ---------------------------------------------------------------- toolchain
 NVCC       ?= nvcc
 CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 CC         := gcc
-BUILD      := build
+BUILD      := build$(if $(ARCH),/$(subst $(eval) ,-,$(strip $(ARCH))))
 
 # GPU architecture.  ARCH=sm_XX builds for exactly that GPU.  Otherwise a
 # visible GPU is built for, and without one the documented list below is
@@ -78,9 +80,8 @@ ANSWER_16   := $(lastword $(STEPS_16))
 
 # STEP=5 and STEP=05 name the same step, as EX=5 and EX=05 name the same
 # exercise: a single digit gets its leading zero.
-ifneq ($(filter $(STEP),1 2 3 4 5 6 7 8 9),)
-  override STEP := 0$(STEP)
-endif
+two_digits = $(foreach n,$(1),$(if $(filter 1 2 3 4 5 6 7 8 9,$(n)),0$(n),$(n)))
+override STEP := $(call two_digits,$(STEP))
 
 # $(call need_step,TARGET): shell commands that stop with one line on stderr
 # and exit 2 unless STEP is one step number that exists; the message lists
@@ -92,7 +93,16 @@ need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1)
 TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles test_tiles16 planted_wrong planted_wrong_16)
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
-.PHONY: all help run diff test docs clean
+# ---------------------------------------------------------------- Python
+# The lab (lab/, tests/) runs on $(PYTHON).  `make setup`, which every target that
+# runs the lab asks for first, chooses it (python3 -m lab.environment): python3 as it
+# is where it already imports every version pyproject.toml pins, else .venv/, made
+# once from those pins.  With .venv its bin/ comes first on PATH, as activating it
+# would, so that the python3 the lab and the tests start is the same one.
+VENV    := .venv
+PYTHON   = $(if $(shell test -x $(VENV)/bin/python && echo yes),PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python,python3)
+
+.PHONY: all help run diff test docs clean setup
 .DEFAULT_GOAL := help
 
 # Further targets (grading, profiling, benchmarks) live in mk/*.mk; they are
@@ -109,7 +119,10 @@ help: ## list the targets
 	    title=$$(sed -n 's/^STEP_DEFINE\(_16\)\{0,1\}("\(.*\)",.*/\2/p' "$$dir"/*.cu 2>/dev/null | head -n 1); \
 	    printf '  make %-28s %s\n' "step$${base%%_*}" "$$base$${title:+: $$title}"; \
 	done
-	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE)), V=1 for full commands."
+	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE); ARCH=sm_XX builds in build/sm_XX/), V=1 for full commands."
+
+setup: ## the lab's Python packages, once (python3 if it has pyproject.toml's pins, else .venv); make test etc. run it first
+	@python3 -m lab.environment
 
 all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
 
@@ -134,12 +147,12 @@ diff: ## what a step changed, word by word, against the step before it: make dif
 	git diff --no-index --word-diff=$$mode -- steps/$${previous}_*/*.cu $(call step_src,$(STEP)); \
 	status=$$?; [ $$status -le 1 ] || exit 3
 
-# pytest builds everything first (tests/conftest.py), then runs the tests on every core.
-# PYTEST_ARGS="-m docs" runs one section (the markers are in pyproject.toml); --run-slow adds
-# the slow ones; -n 0 runs them one at a time.
+# pytest builds everything first, as you watch (tests/conftest.py), then runs the tests on
+# every core.  PYTEST_ARGS="-m docs" runs one section (the markers are in pyproject.toml);
+# --run-slow adds the slow ones; -n 0 runs them one at a time.
 PYTEST_ARGS ?=
-test: ## build everything and run the test suite (pytest; GPU tests skip without a GPU): make test [PYTEST_ARGS="-m docs"]
-	@python3 -m pytest -p no:cacheprovider -rs -n auto --dist worksteal $(PYTEST_ARGS)
+test: setup ## build everything and run the test suite (pytest; GPU tests skip without a GPU): make test [PYTEST_ARGS="-m docs"]
+	@$(PYTHON) -m pytest -p no:cacheprovider -rs -n auto --dist worksteal $(PYTEST_ARGS)
 
 docs: ## build the Doxygen site under build/docs (warnings are errors)
 	@command -v doxygen >/dev/null || { echo "error: doxygen not found: install it (apt-get install doxygen)" >&2; exit 3; }
@@ -193,7 +206,9 @@ $(BUILD)/tests/%:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# For scripts: the programs `make all` builds.
+# For scripts: the programs `make all` builds, and the folder they go in.
 print-bins:
 	@echo $(ALL_BINS)
-.PHONY: print-bins
+print-build:
+	@echo $(BUILD)
+.PHONY: print-bins print-build

@@ -21,11 +21,19 @@ static void explain_no_gpu(cudaError_t err)
     if (err == cudaErrorNoDevice)
         die(EXIT_ENVIRONMENT, "no CUDA GPU is visible (cudaErrorNoDevice): run on a machine with "
                               "an NVIDIA GPU, and check CUDA_VISIBLE_DEVICES");
-    if (err == cudaErrorInsufficientDriver)
+    if (err == cudaErrorInsufficientDriver) {
+        /* The runtime says the same for no driver at all and for one too old; the
+         * driver's CUDA version tells them apart: 0 where no driver could be loaded. */
+        int driver = 0;
+        cudaDriverGetVersion(&driver);
+        if (driver == 0)
+            die(EXIT_ENVIRONMENT, "no NVIDIA driver here (cudaDriverGetVersion gives 0): run on a machine "
+                                  "with an NVIDIA GPU and its driver");
         die(EXIT_ENVIRONMENT,
-            "no usable NVIDIA driver (cudaErrorInsufficientDriver): "
-            "run on a GPU machine whose driver supports CUDA %d.%d or newer",
-            CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+            "the NVIDIA driver is too old (cudaErrorInsufficientDriver): it supports CUDA %d.%d, "
+            "this program needs %d.%d or newer: update the driver",
+            driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    }
     die(EXIT_ENVIRONMENT, "cannot use the GPU: %s (%s)", cudaGetErrorName(err),
         cudaGetErrorString(err));
 }

@@ -406,7 +406,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
         return Verdict("SKIP", f"no requirements in exercises/{subject.exercise.name}/grading.json")
     compiled = disassemble(subject.obj, timeout)
     if compiled is None:
-        return Verdict("SKIP", "cuobjdump not found (it comes with the CUDA toolkit; put it on PATH or set CUOBJDUMP)")
+        return Verdict("SKIP", machine.CUOBJDUMP_MISSING)
     if not compiled.code:
         return Verdict("FAIL", "the compiled file holds no kernel at all")
     verdicts = [Verdict(*check_requirement(rule, compiled)) for rule in rules]
@@ -891,7 +891,7 @@ def main(argv: list[str]) -> int:
         return 0
     subjects = subjects_of(args)
     if args.technique_only and find_tool("cuobjdump", "CUOBJDUMP") is None:
-        raise EnvironmentProblem("cuobjdump not found: it comes with the CUDA toolkit; put it on PATH or set CUOBJDUMP")
+        raise EnvironmentProblem(machine.CUOBJDUMP_MISSING)
     heading = ("technique only, no GPU used" if args.technique_only else "build only, no GPU used" if args.build_only
                else f"{require_gpu(args.timeout)}; speed timed at {args.timed_shape}")
     grades = []

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lab import results, schema
+from lab import schema
 
 EXIT_WRONG, EXIT_USAGE, EXIT_ENVIRONMENT = 1, 2, 3
 ROOT = schema.ROOT
@@ -46,6 +46,8 @@ class Parser(argparse.ArgumentParser):
 def main(command, argv=None) -> int:
     """Run command(argv); a Stop becomes its one line on stderr and its exit code, and so does
     a results file that cannot be read (exit 1)."""
+    from lab import results  # here, not above: lab.environment imports this module before pandas is installed
+
     try:
         return command(argv)
     except Stop as err:
@@ -96,22 +98,30 @@ def driver() -> str:
     return text.strip()
 
 
+# What to do without cuobjdump, said the same way by the grader, lab.sass, the tests' skip reasons and the README.
+CUOBJDUMP_MISSING = ("cuobjdump not found: not every CUDA toolkit has it; `make setup` puts NVIDIA's in .venv/bin "
+                     "(the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels pinned in pyproject.toml); "
+                     "or set CUOBJDUMP=")
+
+
 def find_tool(name: str, override: str, *more: str) -> str:
     """The path of a CUDA tool, or Stop (exit 3).
 
     The environment variable `override` (NCU, COMPUTE_SANITIZER, ...) names it
-    outright; else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin and `more`.
+    outright; else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, .venv/bin (where
+    `make setup` links the tools of NVIDIA's wheels) and `more`.
     """
     if os.environ.get(override):
         found = shutil.which(os.environ[override])
         if found is None:
             raise Stop(f"{override}={os.environ[override]} is not a program")
         return found
-    places = [Path(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", name),
-              Path("/usr/local/cuda/bin", name), *map(Path, more)]
+    places = [Path(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", name), Path("/usr/local/cuda/bin", name),
+              ROOT / ".venv" / "bin" / name, *map(Path, more)]
     found = shutil.which(name) or next((str(p) for p in places if os.access(p, os.X_OK)), None)
     if found is None:
-        raise Stop(f"{name} not found: it comes with the CUDA toolkit; put it on PATH or set {override}=")
+        raise Stop(CUOBJDUMP_MISSING if name == "cuobjdump" else
+                   f"{name} not found: it comes with the CUDA toolkit; put it on PATH or set {override}=")
     return found
 
 

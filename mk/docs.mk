@@ -9,8 +9,8 @@
 
 .PHONY: docs-tables docs-tables-check
 
-docs-tables: ## render every *.md.j2 (README, docs/, exercises/) into the .md beside it, from docs/results/
-	@python3 -m lab.docs
+docs-tables: setup ## render every *.md.j2 (README, docs/, exercises/) into the .md beside it, from docs/results/
+	@$(PYTHON) -m lab.docs
 
-docs-tables-check: ## fail if any committed .md differs from what its .md.j2 renders to
-	@python3 -m lab.docs --check
+docs-tables-check: setup ## fail if any committed .md differs from what its .md.j2 renders to
+	@$(PYTHON) -m lab.docs --check

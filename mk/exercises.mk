@@ -32,18 +32,18 @@ grade: export GRADE_ARG_EX := $(value EX)
 grade: export GRADE_ARG_FILE := $(value FILE)
 grade: export GRADE_ARG_BATCH := $(value BATCH)
 grade: export GRADE_ARG_CSV := $(or $(value CSV),grades.csv)
-grade: ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
-	@python3 -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value FILE), \
+grade: setup ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
+	@$(PYTHON) -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value FILE), \
 	    --file "$$GRADE_ARG_FILE")$(if $(value BATCH), --batch "$$GRADE_ARG_BATCH" --csv "$$GRADE_ARG_CSV"); \
 	code=$$?; [ $$code -eq 0 ] || echo "make grade: the grader exited $$code (1 a check FAILed, 2 bad command" \
 	    "line or file, 3 no GPU or a machine problem); scripts call python3 -m lab.grade to receive that code" >&2; \
 	exit $$code
 
-grade-selftest: ## test the grader on every solution, skeleton and planted wrong answer (pytest; GPU: 10+ min)
-	@python3 -m pytest -p no:cacheprovider tests/test_grader.py --run-slow
+grade-selftest: setup ## test the grader on every solution, skeleton and planted wrong answer (pytest; GPU: 10+ min)
+	@$(PYTHON) -m pytest -p no:cacheprovider tests/test_grader.py --run-slow
 
-reference-timings: ## time every reference solution on this GPU into its reference timings (python3 -m lab.reference)
-	@python3 -m lab.reference
+reference-timings: setup ## time every reference solution on this GPU into its reference timings (python3 -m lab.reference)
+	@$(PYTHON) -m lab.reference
 
 # lab/grade_main.cu for one exercise: $(1) is the -D flags (a canned recipe).
 define compile_grade_main

@@ -8,8 +8,8 @@
 
 .PHONY: figures figures-check
 
-figures: ## draw docs/img/fig-*.svg and each GPU's <gpu>-ladder and <gpu>-sizes plots (.svg, .png) with matplotlib
-	@python3 -m lab.figures
+figures: setup ## draw docs/img/fig-*.svg and each GPU's <gpu>-ladder and <gpu>-sizes plots (.svg, .png) with matplotlib
+	@$(PYTHON) -m lab.figures
 
-figures-check: ## fail if a committed figure or plot in docs/img/ differs from what python3 -m lab.figures draws
-	@python3 -m lab.figures --check
+figures-check: setup ## fail if a committed figure or plot in docs/img/ differs from what python3 -m lab.figures draws
+	@$(PYTHON) -m lab.figures --check

@@ -36,17 +36,17 @@ PEERS_DEFINES  := -DPEER_STEP=$(PEERS_STEP) $(if $(PEERS_STEP_16),-DPEER_STEP_16
 
 .PHONY: peers peers-lib peers-profile
 
-peers: $(PEERS_LIB) ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
-	@python3 -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
-	$(if $(PEERS_STEP_16),@python3 -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS))
+peers: setup $(PEERS_LIB) ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+	$(if $(PEERS_STEP_16),@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS))
 
 peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
 
 # Checks for a GPU and ncu before building anything, as make profile does.
-peers-profile: ## Nsight Compute counters of the peers in lab/profile_plan.csv -> docs/results/<gpu>-peers-profile.csv
-	@python3 -m lab.profile check-env
+peers-profile: setup ## Nsight Compute counters of the peers in lab/profile_plan.csv -> docs/results/<gpu>-peers-profile.csv
+	@$(PYTHON) -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(PEERS_LIB)
-	@python3 -m lab.profile peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)')
+	@$(PYTHON) -m lab.profile peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)')
 
 $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)
 	$(call say,LINK,$@)

@@ -15,23 +15,23 @@
 
 .PHONY: profile profile-plan sanitize sass
 
-profile: ## Nsight Compute counters of one step's kernels: make profile STEP=06 [ARGS="--shapes 4096x4096"]
+profile: setup ## Nsight Compute counters of one step's kernels: make profile STEP=06 [ARGS="--shapes 4096x4096"]
 	@$(call need_step,profile)
-	@python3 -m lab.profile check-env
+	@$(PYTHON) -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@python3 -m lab.profile step $(if $(filter-out 0,$(PROFILE_CUBLAS)),--baselines) \
+	@$(PYTHON) -m lab.profile step $(if $(filter-out 0,$(PROFILE_CUBLAS)),--baselines) \
 	    $(if $(PROFILE_CSV),--csv '$(PROFILE_CSV)') $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
-profile-plan: ## Nsight Compute over lab/profile_plan.csv -> docs/results/<gpu>-profile.csv [STEPS="11 12" keeps the others' rows]
-	@python3 -m lab.profile check-env
+profile-plan: setup ## Nsight Compute over lab/profile_plan.csv -> docs/results/<gpu>-profile.csv [STEPS="11 12" keeps the others' rows]
+	@$(PYTHON) -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(if $(STEPS),$(addprefix $(BUILD)/step,$(STEPS)),$(STEP_BINS))
-	@python3 -m lab.profile plan --build '$(BUILD)' $(if $(GPU),--gpu '$(GPU)') $(if $(STEPS),--steps '$(STEPS)')
+	@$(PYTHON) -m lab.profile plan --build '$(BUILD)' $(if $(GPU),--gpu '$(GPU)') $(if $(STEPS),--steps '$(STEPS)')
 
-sanitize: ## compute-sanitizer memcheck, racecheck, synccheck, initcheck on one step: make sanitize STEP=06 [ARGS=...]
+sanitize: setup ## compute-sanitizer memcheck, racecheck, synccheck, initcheck on one step: make sanitize STEP=06 [ARGS=...]
 	@$(call need_step,sanitize)
-	@python3 -m lab.sanitize --check-env
+	@$(PYTHON) -m lab.sanitize --check-env
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@python3 -m lab.sanitize $(STEP) $(BUILD)/step$(STEP) $(ARGS)
+	@$(PYTHON) -m lab.sanitize $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
-sass: ## count each step kernel's memory (ldmatrix, stmatrix too), barrier, byte-permute and shuffle instructions in its sm_90 code -> docs/results/sass-sm_90.csv
-	@python3 -m lab.sass --build '$(BUILD)'
+sass: setup ## count each step kernel's memory (ldmatrix, stmatrix too), barrier, byte-permute and shuffle instructions in its sm_90 code -> docs/results/sass-sm_90.csv
+	@$(PYTHON) -m lab.sass --build '$(BUILD)'

@@ -1,11 +1,13 @@
 """What every test file shares: the paths, the build, the GPU, and the ways a program may fail.
 
-`make test` runs pytest here.  Before any test, the controller builds every program once
-(`make -k all`, after deleting the programs, so that one which no longer builds cannot pass
-as a stale file); the tests then only run programs.  The markers (pyproject.toml) name the
-sections, so `make test PYTEST_ARGS="-m badinput"` runs one.  Tests marked `gpu` report
-themselves as skipped, with the reason, where CUDA sees no GPU.  Tests marked `slow` run
-with --run-slow only (the GPU session and `make grade-selftest` pass it).
+`make test` runs pytest here.  Before any test, the controller builds every program once,
+showing the build as it goes (`make -k all`, after deleting the programs, so that one which
+no longer builds cannot pass as a stale file); the tests then only run programs.  Without a
+GPU they build for sm_90 alone, in build/sm_90/ (the Makefile's folder for ARCH=sm_90), so
+that `make run` keeps its own build/.  The markers (pyproject.toml) name the sections, so
+`make test PYTEST_ARGS="-m badinput"` runs one.  Tests marked `gpu` report themselves as
+skipped, with the reason, where CUDA sees no GPU.  Tests marked `slow` run with --run-slow
+only (the GPU session and `make grade-selftest` pass it).
 """
 
 from __future__ import annotations
@@ -25,12 +27,6 @@ sys.path.insert(0, str(ROOT))
 
 from lab import machine, shapes  # noqa: E402  (after the path is set)
 
-BUILD = Path(os.environ.get("BUILD", "build"))
-LOGS = ROOT / BUILD / "test-logs"
-STEPS = machine.steps()
-STEP_BINS = [BUILD / f"step{n}" for n in STEPS]
-# The float32 answer: the last float32 step, the one the README puts forward (a later step may be bf16).
-FIRST_BIN, ANSWER_STEP = STEP_BINS[0], machine.answer_step("float32")
 CPUS = os.cpu_count() or 2
 
 
@@ -77,6 +73,16 @@ def make_locked(*args: str, timeout: float = 900) -> subprocess.CompletedProcess
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return run(make_command(*args), timeout=timeout)
+
+
+# The build folder, as the Makefile names it for this ARCH; the grader, which reads BUILD, uses it too.
+BUILD = Path(os.environ.get("BUILD") or run(["make", "-s", "--no-print-directory", "print-build"]).stdout.strip())
+os.environ["BUILD"] = str(BUILD)
+LOGS = ROOT / BUILD / "test-logs"
+STEPS = machine.steps()
+STEP_BINS = [BUILD / f"step{n}" for n in STEPS]
+# The float32 answer: the last float32 step, the one the README puts forward (a later step may be bf16).
+FIRST_BIN, ANSWER_STEP = STEP_BINS[0], machine.answer_step("float32")
 
 
 def first_lines(text: str, limit: int = 300) -> str:
@@ -144,15 +150,24 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    """Build every program once, in the controller, before any worker starts."""
+    """Build every program once, in the controller, before any worker starts: on the terminal as it
+    goes, and into build.log, which test_build.py reads."""
     if hasattr(config, "workerinput") or config.option.collectonly:
         return
     LOGS.mkdir(parents=True, exist_ok=True)
-    bins = run(make_command("print-bins")).stdout.split()
-    for program in bins:
+    for program in run(make_command("print-bins")).stdout.split():
         (ROOT / program).unlink(missing_ok=True)
-    build = run(make_command("-k", f"-j{CPUS}", "all"), timeout=1800)
-    (LOGS / "build.log").write_text(build.stdout + build.stderr)
+    command = make_command("-k", f"-j{CPUS}", "all")
+    capture = config.pluginmanager.getplugin("capturemanager")
+    with (capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()), \
+            open(LOGS / "build.log", "w") as log:
+        print(f"Building every program first ({' '.join(command)}; the log: {LOGS / 'build.log'})", flush=True)
+        build = subprocess.Popen(command, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+        for line in build.stdout:
+            print(line, end="", flush=True)
+            log.write(line)
+        build.wait()
 
 
 def pytest_report_header(config):

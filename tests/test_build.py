@@ -1,4 +1,5 @@
-"""Every program builds, with host and device warnings as errors.
+"""Every program builds, with host and device warnings as errors, every make target that runs
+the steps builds them first, and the suite runs on the versions pyproject.toml pins (make setup).
 
 conftest.py has already run `make -k all` once, after deleting the programs; these tests read
 what it left: each program must exist, and the build log must hold no warning or error.
@@ -8,7 +9,8 @@ import re
 
 import pytest
 
-from conftest import BUILD, LOGS, ROOT, make_command, run
+from conftest import BUILD, LOGS, ROOT, STEPS, make_command, run
+from lab import environment
 
 pytestmark = pytest.mark.build
 
@@ -29,3 +31,43 @@ def test_the_build_prints_no_warning():
 def test_every_step_is_a_program():
     steps = sorted(p.name.split("_")[0] for p in (ROOT / "steps").glob("[0-9][0-9]_*") if p.is_dir())
     assert [f"{BUILD}/step{n}" for n in steps] == [p for p in PROGRAMS if "/step" in p]
+
+
+def steps_linked(*make_args: str) -> list[str]:
+    """The steps whose programs `make -n -B ARGS` would link: what a target builds before it runs, whatever is
+    up to date (-n runs nothing, -B takes every file as out of date)."""
+    dry = run(make_command("-n", "-B", *make_args))
+    assert dry.returncode == 0, dry.stderr
+    return sorted(set(re.findall(rf" -o {re.escape(str(BUILD))}/step(\d\d)\b", dry.stdout)))
+
+
+@pytest.mark.parametrize(("variables", "steps"), [
+    ([], STEPS),
+    ([f"STEPS={STEPS[0]},{int(STEPS[4])}"], [STEPS[0], STEPS[4]]),  # 5 and 05 alike
+    ([f"RERUN={STEPS[-2]} {STEPS[-1]}"], STEPS[-2:]),
+    ([f"STEP={STEPS[4]}"], [STEPS[4]]),
+], ids=["none named", "STEPS", "RERUN", "STEP"])
+def test_make_bench_builds_the_steps_it_times(variables, steps):
+    assert steps_linked("bench", *variables) == steps
+
+
+def test_make_bench_passes_step_on():
+    dry = run(make_command("-n", "bench", f"STEP={STEPS[4]}")).stdout
+    assert f"--steps '{STEPS[4]}'" in dry, dry[-500:]
+
+
+def test_a_bench_that_builds_nothing_is_caught():
+    """The check above, on the bug it holds: a space for the steps (once what no STEPS or RERUN gave) builds none."""
+    assert steps_linked("bench", "BENCH_STEPS= ") == []
+
+
+@pytest.mark.parametrize("study", ["narrow", "pitch", "runs", "lines", "order", "pattern", "timing"])
+def test_every_study_builds_a_step(study):
+    assert steps_linked(f"{study}-study")
+
+
+def test_the_suite_runs_on_the_pinned_versions():
+    """make setup chose a Python with every pin (python3 itself, or .venv); one it lacks is seen as lacking."""
+    lacking = [pin for pin in environment.pins() if not environment.installed(pin)]
+    assert not lacking, f"this Python lacks {lacking}: run the tests with make test"
+    assert not environment.installed("pytest==0.0.1")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
-from lab import bench, docs, figures, metrics, profile, results, sass, schema, tables
+from lab import bench, docs, figures, machine, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
@@ -737,8 +737,8 @@ def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caugh
     """One test, so that two makes never build the same objects side by side."""
     for tool in ("cuobjdump", "c++filt"):
         if not (shutil.which(tool) or shutil.which(tool, path="/usr/local/cuda/bin")):
-            pytest.skip(f"{tool} not found: lab.sass reads the compiled code with cuobjdump and c++filt "
-                        "(CUDA toolkit, or PyPI's nvidia-cuda-cuobjdump)")
+            pytest.skip(machine.CUOBJDUMP_MISSING if tool == "cuobjdump" else
+                        f"{tool} not found: lab.sass reads the compiled code with cuobjdump and c++filt")
     monkeypatch.setenv("ARCH", "sm_90")
     for variable in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
         monkeypatch.delenv(variable, raising=False)

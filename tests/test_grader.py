@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, assert_exit, clean_env, first_lines, host_memory, make_command, one_error_line, run
-from lab import reference, results, schema, tables
+from lab import machine, reference, results, schema, tables
 from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, ncu_candidates,
                        pick_finding, run_sanitizer, sanitizer_records)
 
@@ -355,7 +355,7 @@ TECHNIQUE_CASES = {
 }
 
 
-@pytest.mark.skipif(not HAVE_CUOBJDUMP, reason="cuobjdump not found: it comes with the CUDA toolkit")
+@pytest.mark.skipif(not HAVE_CUOBJDUMP, reason=machine.CUOBJDUMP_MISSING)
 @pytest.mark.parametrize("name, args, expected, exit_code", list(TECHNIQUE_CASES.values()), ids=list(TECHNIQUE_CASES))
 def test_technique_without_a_gpu(name, args, expected, exit_code, work):
     """Every solution PASSes, every untouched skeleton and planted file FAILs its technique requirements."""
