@@ -121,8 +121,10 @@ help: ## list the targets
 	done
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE); ARCH=sm_XX builds in build/sm_XX/), V=1 for full commands."
 
+# PYTHON=python3 on the command line skips the set-up: the lab runs on that Python's packages
+# as they are (a GPU machine that cannot reach PyPI, say, whose versions differ from the pins).
 setup: ## the lab's Python packages, once (python3 if it has pyproject.toml's pins, else .venv); make test etc. run it first
-	@python3 -m lab.environment
+	@$(if $(filter command line,$(origin PYTHON)),true,python3 -m lab.environment)
 
 all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
 
