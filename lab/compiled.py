@@ -3,6 +3,7 @@ on it (the "technique" entries of exercises/NN_name/grading.json; docs/grading.m
 
     compiled = Compiled.parse(cuobjdump_sass_text, cuobjdump_res_usage_text)
     status, why = check_requirement(rule, compiled)      # "PASS", "FAIL" or "SKIP"
+    outside = calls_outside(undefined_symbols, rules.get("allow_symbols", []))   # what it may not call
 """
 
 from __future__ import annotations
@@ -17,6 +18,22 @@ INSTRUCTION_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([
 # On sm_90 and newer, cuobjdump's SHARED includes 1 KiB the system reserves in every block that
 # uses shared memory; the tile itself is the rest.
 RESERVED_SHARED_FROM_SM, RESERVED_SHARED_BYTES = 90, 1024
+# What a graded file's host code may call outside itself (`nm -u` on its object), as full-match regular
+# expressions: what the skeletons, solutions and steps' launchers call. Anything else (a library such as
+# cuBLAS, a copy through the host, another file's launcher or kernel, a host callback) would do work
+# that is not the file's own kernels'. An exercise's grading.json may allow more ("allow_symbols").
+ALLOWED_SYMBOLS = (
+    # what <<<...>>> and __global__ compile to, and the launch, attribute and occupancy calls
+    r"__cuda(RegisterFatBinary|RegisterFatBinaryEnd|UnregisterFatBinary|RegisterFunction|RegisterVar"
+    r"|PushCallConfiguration|PopCallConfiguration|LaunchKernel|GetKernel|InitModule)",
+    r"cudaLaunchKernel(ExC)?|cudaGetDevice|cudaDeviceGetAttribute|cudaGetDeviceProperties(_v2)?",
+    r"cudaFuncSetAttribute|cudaFuncGetAttributes|cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags)?",
+    r"cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
+    r"copy_kernel_launch(_16)?|cuda_fail",  # the harness's: a vector's transpose is a copy; CUDA_CHECK
+    r"getenv|strcmp|(__isoc99_)?sscanf|fprintf|stderr",  # a parameter read from the environment
+    r"atexit|__cxa_atexit|__cxa_guard_(acquire|release|abort)|__gxx_personality_v0|_Unwind_Resume"
+    r"|__stack_chk_fail|__dso_handle|_GLOBAL_OFFSET_TABLE_",  # C++ runtime support
+)
 
 
 @dataclass
@@ -40,13 +57,19 @@ class Compiled:
                 compiled.resources.setdefault(arch, {})[function] = {k: int(v) for k, v in counts.items()}
         return compiled
 
+    def functions(self) -> set[str]:
+        """The mangled names of the functions, on any architecture."""
+        return {f for functions in self.code.values() for f in functions}
+
     def kernel_names(self) -> list[str]:
-        """The functions' plain names, transpose_float2 for _Z16transpose_float2PKfPfmm (what ncu matches)."""
-        names = set()
-        for function in (f for functions in self.code.values() for f in functions):
-            match = re.match(r"_ZL?(\d+)", function)
-            names.add(function[match.end():match.end() + int(match.group(1))] if match else function)
-        return sorted(names)
+        """The functions' plain names (what ncu matches)."""
+        return sorted({plain_name(f) for f in self.functions()})
+
+
+def plain_name(mangled: str) -> str:
+    """transpose_float2 for _Z16transpose_float2PKfPfmm; a name that is not mangled so stays as it is."""
+    match = re.match(r"_ZL?(\d+)", mangled)
+    return mangled[match.end():match.end() + int(match.group(1))] if match else mangled
 
 
 def rule_problem(rule) -> str | None:
@@ -63,6 +86,12 @@ def rule_problem(rule) -> str | None:
         except re.error as e:
             return f'"{key}" of {rule["what"]!r} is not a regular expression: {e}'
     return None
+
+
+def calls_outside(undefined: list[str], allowed: list[str]) -> list[str]:
+    """The symbols an object needs from elsewhere that neither ALLOWED_SYMBOLS nor `allowed` allows."""
+    patterns = [re.compile(p) for p in (*ALLOWED_SYMBOLS, *allowed)]
+    return [name for name in undefined if not any(p.fullmatch(name) for p in patterns)]
 
 
 def elf_sections(text: str):
