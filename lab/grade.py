@@ -7,7 +7,7 @@
     python3 -m lab.grade 05 --file alice.cu   a student's file from anywhere
     python3 -m lab.grade 05 --batch DIR --csv OUT.csv   a class: DIR/*.cu, one CSV row per file
     python3 -m lab.grade ... --technique-only only the checks of the compiled code: no GPU needed
-    python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump
+    python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump; NOT GRADED
     python3 -m lab.grade --list               the exercises found, one NN_name a line
 
 An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step steps/NN_*/
@@ -16,7 +16,8 @@ program run and build, default 300 s: past it the process group is killed and th
 --shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip the shape of
 more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
 Correctness FAILs). Each file gets four verdicts, PASS, FAIL or SKIP, with one line of why:
-Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json.
+Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json. Technique
+also checks that the work is the file's own kernels' (lab.compiled.ALLOWED_SYMBOLS; ncu at the timed shape).
 
 Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missing or unreadable
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
@@ -427,7 +428,7 @@ def own_work(subject: Subject) -> Verdict:
         more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
         return not_own(f"uses {', '.join(outside[:3])}{more} from outside your file (it may use CUDA's launch and "
                        "attribute functions and the harness's helpers)")
-    return Verdict("PASS", "calls nothing outside your file but CUDA's launch and attribute functions and the "
+    return Verdict("PASS", "uses nothing outside your file but CUDA's launch and attribute functions and the "
                            "harness's helpers")
 
 
@@ -520,6 +521,8 @@ def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
         return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu failed (exit {ran.rc}: "
                                f"{first_error_line(table + ran.text)})")
     launched = list(dict.fromkeys(read_ncu_csv(table).get("Kernel Name", [])))
+    if not launched and "No kernels were profiled" not in table + ran.text:
+        return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu printed no table")
     rules = subject.exercise.rules.get("technique", [])
     checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
     if not launched:
