@@ -31,10 +31,10 @@ static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
  * @brief Write tile column `tid / AS_STORE_LANES` to its run of `out`: whole
  *        pairs as float2, the floats before and after them one by one.
  *
- * @p pairs and @p out are the same matrix: seen as aligned pairs (float
- * `pairs.lead + i` from `pairs.chunks` is element i), and as floats.
+ * @p out_pairs and @p out are the same matrix: seen as aligned pairs (float
+ * `out_pairs.lead + i` from `out_pairs.chunks` is element i), and as floats.
  */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> pairs, float *out, size_t rows,
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
                                                  size_t row0, size_t col0, unsigned height, unsigned width,
                                                  unsigned tid)
 {
@@ -45,11 +45,11 @@ static __device__ __forceinline__ void store_run(const float *tile, chunked<floa
     //  - the pairs that lie wholly inside it, and
     //  - the floats after the last of them (the tail).
     // The AS_STORE_LANES lanes of the run take its whole pairs in turn, each
-    // written with ONE 8-byte store through pairs.chunks; the head and tail
+    // written with ONE 8-byte store through out_pairs.chunks; the head and tail
     // floats go one by one through `out`. Keep the loops' trip counts constant
     // (see the README's hints).
     (void)tile;
-    (void)pairs;
+    (void)out_pairs;
     (void)out;
     (void)rows;
     (void)row0;

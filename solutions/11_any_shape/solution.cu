@@ -7,7 +7,7 @@
  * after it, tile column cc holds the `height` floats that go to row
  * col0 + cc of `out`, starting at column row0. That stretch of `out` is a
  * *run*. Seen as aligned 8-byte pairs (as_pairs()), it starts at float
- * `flat = first + pairs.lead` counted from the first pair, so:
+ * `flat = first + out_pairs.lead` counted from the first pair, so:
  *
  * - `head = (2 - flat % 2) % 2` floats (capped at the run's length) come
  *   before its first whole pair; that pair also holds the last float of the
@@ -43,7 +43,7 @@ static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
  * @brief Write tile column `tid / AS_STORE_LANES` to its run of `out`: whole
  *        pairs as float2, the float before and the float after them alone.
  */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> pairs, float *out, size_t rows,
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
                                                  size_t row0, size_t col0, unsigned height, unsigned width,
                                                  unsigned tid)
 {
@@ -52,7 +52,7 @@ static __device__ __forceinline__ void store_run(const float *tile, chunked<floa
     if (cc >= width)
         return;
     const size_t first = (col0 + cc) * rows + row0;   // the run's first element of `out`
-    const size_t flat = first + pairs.lead;            // the same, counted from pairs.chunks
+    const size_t flat = first + out_pairs.lead;            // the same, counted from out_pairs.chunks
     const unsigned head_wanted = (unsigned)((PAIR - flat % PAIR) % PAIR);
     const unsigned head = head_wanted < height ? head_wanted : height;
     const unsigned whole = (height - head) / PAIR;
@@ -64,7 +64,7 @@ UNROLL_ON_DEVICE
     for (unsigned w = lane; w < TILE / PAIR; w += AS_STORE_LANES)
         if (w < whole) {
             const float *src = tile + (head + w * PAIR) * AS_STRIDE + cc;   // 2 tile rows, one column
-            pairs.chunks[pair0 + w] = make_float2(src[0], src[AS_STRIDE]);
+            out_pairs.chunks[pair0 + w] = make_float2(src[0], src[AS_STRIDE]);
         }
 UNROLL_ON_DEVICE
     for (unsigned e = lane; e < 2 * (PAIR - 1); e += AS_STORE_LANES)

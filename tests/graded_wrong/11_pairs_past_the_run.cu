@@ -1,4 +1,4 @@
-// Caught by: Correctness (on runs that start or end mid-pair, the end pairs overwrite floats of the neighbouring runs with zeros)
+// Caught by: Correctness (a run that starts or ends mid-pair overwrites its neighbours' floats with zeros)
 /**
  * @file 11_pairs_past_the_run.cu
  * @brief Exercise 11 with every store 8 bytes wide, the run rounded outward to whole
@@ -25,7 +25,7 @@ static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
  *        two ends also hold floats of the runs above and below, which other
  *        threads write: this one overwrites them with zeros.
  */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> pairs, float *out, size_t rows,
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
                                                  size_t row0, size_t col0, unsigned height, unsigned width,
                                                  unsigned tid)
 {
@@ -34,7 +34,7 @@ static __device__ __forceinline__ void store_run(const float *tile, chunked<floa
     const unsigned lane = tid % AS_STORE_LANES;
     if (cc >= width)
         return;
-    const size_t flat = (col0 + cc) * rows + row0 + pairs.lead;
+    const size_t flat = (col0 + cc) * rows + row0 + out_pairs.lead;
     const size_t p_first = flat / PAIR;
     const unsigned count = (unsigned)((flat + height - 1) / PAIR - p_first + 1);   // at most 33
 UNROLL_ON_DEVICE
@@ -46,7 +46,7 @@ UNROLL_ON_DEVICE
                 const long long r = (long long)((p_first + k) * PAIR + e) - (long long)flat;   // tile row
                 v[e] = r >= 0 && r < (long long)height ? tile[r * AS_STRIDE + cc] : 0.0f;
             }
-            pairs.chunks[p_first + k] = make_float2(v[0], v[1]);
+            out_pairs.chunks[p_first + k] = make_float2(v[0], v[1]);
         }
 }
 

@@ -20,11 +20,11 @@ static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
 }
 
 /** @brief The mistake: every float of the run written on its own, 4 bytes at a time. */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> pairs, float *out, size_t rows,
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
                                                  size_t row0, size_t col0, unsigned height, unsigned width,
                                                  unsigned tid)
 {
-    (void)pairs;
+    (void)out_pairs;
     const unsigned cc = tid / AS_STORE_LANES;
     const unsigned lane = tid % AS_STORE_LANES;
     if (cc >= width)

@@ -21,11 +21,11 @@ static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
 }
 
 /** @brief The mistake: step 11's store of whole 16-byte chunks, called as it is. */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> pairs, float *out, size_t rows,
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
                                                  size_t row0, size_t col0, unsigned height, unsigned width,
                                                  unsigned tid)
 {
-    (void)pairs;
+    (void)out_pairs;
     store_tile_any_shape(tile, as_chunks(out), out, rows, row0, col0, height, width, tid);
 }
 
