@@ -23,16 +23,14 @@ RESERVED_SHARED_FROM_SM, RESERVED_SHARED_BYTES = 90, 1024
 # cuBLAS, a copy through the host, another file's launcher or kernel, a host callback) would do work
 # that is not the file's own kernels'. An exercise's grading.json may allow more ("allow_symbols").
 ALLOWED_SYMBOLS = (
-    # what <<<...>>> and __global__ compile to, and the launch, attribute and occupancy calls
-    r"__cuda(RegisterFatBinary|RegisterFatBinaryEnd|UnregisterFatBinary|RegisterFunction|RegisterVar"
-    r"|PushCallConfiguration|PopCallConfiguration|LaunchKernel|GetKernel|InitModule)",
-    r"cudaLaunchKernel(ExC)?|cudaGetDevice|cudaDeviceGetAttribute|cudaGetDeviceProperties(_v2)?",
+    r"__cuda[A-Za-z]+",  # what <<<...>>> and __global__ compile to: registration and launch, nvcc's own
+    r"cudaLaunchKernel(ExC)?(_ptsz)?|cudaGetDevice|cudaDeviceGetAttribute|cudaGetDeviceProperties(_v2)?",
     r"cudaFuncSetAttribute|cudaFuncGetAttributes|cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags)?",
     r"cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
     r"copy_kernel_launch(_16)?|cuda_fail",  # the harness's: a vector's transpose is a copy; CUDA_CHECK
-    r"getenv|strcmp|(__isoc99_)?sscanf|fprintf|stderr",  # a parameter read from the environment
+    r"getenv|strcmp|(__isoc99_)?sscanf|v?f?printf|puts|fputs|fflush|stdout|stderr",  # a parameter, a message
     r"atexit|__cxa_atexit|__cxa_guard_(acquire|release|abort)|__gxx_personality_v0|_Unwind_Resume"
-    r"|__stack_chk_fail|__dso_handle|_GLOBAL_OFFSET_TABLE_",  # C++ runtime support
+    r"|__stack_chk_fail|__dso_handle|_GLOBAL_OFFSET_TABLE_|memcpy|memmove|memset",  # C and C++ runtime support
 )
 
 
