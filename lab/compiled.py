@@ -3,6 +3,7 @@ on it (the "technique" entries of exercises/NN_name/grading.json; docs/grading.m
 
     compiled = Compiled.parse(cuobjdump_sass_text, cuobjdump_res_usage_text)
     status, why = check_requirement(rule, compiled)      # "PASS", "FAIL" or "SKIP"
+    outside = calls_outside(undefined_symbols, rules.get("allow_symbols", []))   # what it may not call
 """
 
 from __future__ import annotations
@@ -17,6 +18,20 @@ INSTRUCTION_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([
 # On sm_90 and newer, cuobjdump's SHARED includes 1 KiB the system reserves in every block that
 # uses shared memory; the tile itself is the rest.
 RESERVED_SHARED_FROM_SM, RESERVED_SHARED_BYTES = 90, 1024
+# What a graded file's host code may call outside itself (`nm -u` on its object), as full-match regular
+# expressions: what the skeletons, solutions and steps' launchers call. Anything else (a library such as
+# cuBLAS, a copy through the host, another file's launcher or kernel, a host callback) would do work
+# that is not the file's own kernels'. An exercise's grading.json may allow more ("allow_symbols").
+ALLOWED_SYMBOLS = (
+    r"__cuda[A-Za-z]+",  # what <<<...>>> and __global__ compile to: registration and launch, nvcc's own
+    r"cudaLaunchKernel(ExC)?(_ptsz)?|cudaGetDevice|cudaDeviceGetAttribute|cudaGetDeviceProperties(_v2)?",
+    r"cudaFuncSetAttribute|cudaFuncGetAttributes|cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags)?",
+    r"cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
+    r"copy_kernel_launch(_16)?|cuda_fail",  # the harness's: a vector's transpose is a copy; CUDA_CHECK
+    r"getenv|strcmp|(__isoc99_)?sscanf|v?f?printf|puts|fputs|fflush|stdout|stderr",  # a parameter, a message
+    r"atexit|__cxa_atexit|__cxa_guard_(acquire|release|abort)|__gxx_personality_v0|_Unwind_Resume"
+    r"|__stack_chk_fail|__dso_handle|_GLOBAL_OFFSET_TABLE_|memcpy|memmove|memset",  # C and C++ runtime support
+)
 
 
 @dataclass
@@ -40,13 +55,19 @@ class Compiled:
                 compiled.resources.setdefault(arch, {})[function] = {k: int(v) for k, v in counts.items()}
         return compiled
 
+    def functions(self) -> set[str]:
+        """The mangled names of the functions, on any architecture."""
+        return {f for functions in self.code.values() for f in functions}
+
     def kernel_names(self) -> list[str]:
-        """The functions' plain names, transpose_float2 for _Z16transpose_float2PKfPfmm (what ncu matches)."""
-        names = set()
-        for function in (f for functions in self.code.values() for f in functions):
-            match = re.match(r"_ZL?(\d+)", function)
-            names.add(function[match.end():match.end() + int(match.group(1))] if match else function)
-        return sorted(names)
+        """The functions' plain names (what ncu matches)."""
+        return sorted({plain_name(f) for f in self.functions()})
+
+
+def plain_name(mangled: str) -> str:
+    """transpose_float2 for _Z16transpose_float2PKfPfmm; a name that is not mangled so stays as it is."""
+    match = re.match(r"_ZL?(\d+)", mangled)
+    return mangled[match.end():match.end() + int(match.group(1))] if match else mangled
 
 
 def rule_problem(rule) -> str | None:
@@ -63,6 +84,12 @@ def rule_problem(rule) -> str | None:
         except re.error as e:
             return f'"{key}" of {rule["what"]!r} is not a regular expression: {e}'
     return None
+
+
+def calls_outside(undefined: list[str], allowed: list[str]) -> list[str]:
+    """The symbols an object needs from elsewhere that neither ALLOWED_SYMBOLS nor `allowed` allows."""
+    patterns = [re.compile(p) for p in (*ALLOWED_SYMBOLS, *allowed)]
+    return [name for name in undefined if not any(p.fullmatch(name) for p in patterns)]
 
 
 def elf_sections(text: str):

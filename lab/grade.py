@@ -7,7 +7,7 @@
     python3 -m lab.grade 05 --file alice.cu   a student's file from anywhere
     python3 -m lab.grade 05 --batch DIR --csv OUT.csv   a class: DIR/*.cu, one CSV row per file
     python3 -m lab.grade ... --technique-only only the checks of the compiled code: no GPU needed
-    python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump
+    python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump; NOT GRADED
     python3 -m lab.grade --list               the exercises found, one NN_name a line
 
 An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step steps/NN_*/
@@ -16,7 +16,8 @@ program run and build, default 300 s: past it the process group is killed and th
 --shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip the shape of
 more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
 Correctness FAILs). Each file gets four verdicts, PASS, FAIL or SKIP, with one line of why:
-Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json.
+Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json. Technique
+also checks that the work is the file's own kernels' (lab.compiled.ALLOWED_SYMBOLS; ncu at the timed shape).
 
 Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missing or unreadable
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
@@ -48,7 +49,7 @@ from pathlib import Path
 import pandas as pd
 
 from lab import machine, results, schema
-from lab.compiled import Compiled, check_requirement, rule_problem
+from lab.compiled import Compiled, calls_outside, check_requirement, plain_name, rule_problem
 from lab.metrics import DERIVED, read_ncu_csv
 from lab.sanitizer_report import describe_finding, pick_finding, sanitizer_records, summary_count
 from lab.shapes import tagged
@@ -178,12 +179,14 @@ def make_path(path: Path) -> str:
     return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
-def require_gpu(timeout: float = 0) -> str:
-    """"NAME (compute capability X.Y)", or EnvironmentProblem with lab.machine's one line (timeout: unused)."""
+def require_gpu(exercise: str | None) -> str:
+    """"NAME (compute capability X.Y)", or EnvironmentProblem: lab.machine's one line, and what runs without a GPU."""
     try:
         name, capability = machine.gpu()
     except machine.Stop as stop:
-        raise EnvironmentProblem(str(stop)) from None
+        make, python = (f"make grade EX={exercise}", exercise) if exercise else ("make grade", "--all")
+        raise EnvironmentProblem(f"{stop}; without one, `{make} ONLY=technique` (python3 -m lab.grade {python} "
+                                 "--technique-only) checks the compiled code, and ONLY=build only builds it") from None
     return f"{name} (compute capability {capability // 10}.{capability % 10})"
 
 
@@ -193,6 +196,7 @@ class Verdict:
     why: str
     details: list[str] = field(default_factory=list)
     stopped: bool = False  # the program had to be killed: do not run it again
+    not_own: bool = False  # work was done outside the file's own kernels: its time is not the student's
 
 
 @dataclass
@@ -204,6 +208,13 @@ class Grade:
     @property
     def failed(self) -> bool:
         return any(v.status == "FAIL" for v in self.verdicts.values())
+
+    @property
+    def result(self) -> str:
+        """FAIL, PASS, or NOT GRADED where every check was skipped (--build-only): no verdict on the kernel."""
+        if self.failed:
+            return "FAIL"
+        return "PASS" if any(v.status == "PASS" for v in self.verdicts.values()) else "NOT GRADED"
 
     def reason(self) -> str:
         """Every FAIL's why; without a FAIL, what was skipped and why."""
@@ -257,6 +268,11 @@ def rules_problem(rules) -> str | None:
     problems = [rule_problem(item) for item in rules.get("technique", [])]
     if any(problems):
         return next(filter(None, problems))
+    allowed = rules.get("allow_symbols", [])
+    try:
+        calls_outside([], allowed if isinstance(allowed, list) else [None])
+    except (re.error, TypeError):
+        return '"allow_symbols" must be a list of regular expressions (symbols the file may call)'
     for item in rules.get("profile", []):
         if not isinstance(item, dict) or item.get("metric") not in PROFILE_METRICS:
             return f'"metric" must be one of {", ".join(PROFILE_METRICS)}'
@@ -399,8 +415,28 @@ def disassemble(obj: Path, timeout: float) -> Compiled | None:
     return Compiled.parse(*listings)
 
 
+def own_work(subject: Subject) -> Verdict:
+    """FAIL where the file's object calls what lab.compiled.ALLOWED_SYMBOLS (and the exercise's
+    "allow_symbols") do not allow, naming it: then some of the graded work is not the file's kernels'."""
+    nm = find_tool("nm", "NM")
+    listed = run([nm, "--undefined-only", "--demangle", subject.obj], 60) if nm else None
+    if listed is None or listed.rc != 0:
+        return Verdict("SKIP", "calls outside your file not checked: nm " + ("failed" if nm else "not found"))
+    needed = [line.split(None, 1)[1] for line in listed.out.splitlines() if len(line.split(None, 1)) == 2]
+    outside = calls_outside(needed, subject.exercise.rules.get("allow_symbols", []))
+    if outside:
+        more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+        return not_own(f"uses {', '.join(outside[:3])}{more} from outside your file (it may use CUDA's launch and "
+                       "attribute functions and the harness's helpers)")
+    return Verdict("PASS", "uses nothing outside your file but CUDA's launch and attribute functions and the "
+                           "harness's helpers")
+
+
 def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
-    """The machine-code part of Technique: every requirement of grading.json (lab.compiled)."""
+    """The machine-code part of Technique: what the file calls, then every requirement of grading.json."""
+    own = own_work(subject)
+    if own.status == "FAIL":
+        return own
     rules = subject.exercise.rules.get("technique", [])
     if not rules:
         return Verdict("SKIP", f"no requirements in exercises/{subject.exercise.name}/grading.json")
@@ -410,7 +446,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
     if not compiled.code:
         return Verdict("FAIL", "the compiled file holds no kernel at all")
     verdicts = [Verdict(*check_requirement(rule, compiled)) for rule in rules]
-    details = [{"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}[v.status] + v.why for v in verdicts]
+    details = [{"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}[v.status] + v.why for v in [own, *verdicts]]
     failed = [v.why for v in verdicts if v.status == "FAIL"]
     if failed:
         more = f" (and {len(failed) - 1} more unmet requirement{'s' if len(failed) > 2 else ''})"
@@ -466,6 +502,43 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
     if failed:
         return Verdict("FAIL", failed[0].why, details)
     return Verdict("PASS", f"{len(verdicts)} profile requirements met (ncu)", details)
+
+
+def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
+    """The kernels the student's launcher runs at the timed shape, as Nsight Compute lists them: each must be
+    one the file defines, and one that Technique checked where every requirement names its function."""
+    ncu, compiled = find_tool("ncu", "NCU", ncu_candidates()), disassemble(subject.obj, timeout)
+    if ncu is None or compiled is None:
+        missing = "ncu" if ncu is None else "cuobjdump"
+        return Verdict("SKIP", f"the kernels run at {shape} were not listed: {missing} not found")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "ncu.csv"
+        ran = run([ncu, "--csv", "--page", "raw", "--print-kernel-base", "mangled", "--metrics",
+                   "gpu__time_duration.sum", "--log-file", log, subject.program, "--check-only", "--variant",
+                   "student", "--shapes", shape], timeout)
+        table = log.read_text(errors="replace") if log.is_file() else ""
+    if ran.rc != 0 or "==ERROR==" in table + ran.text:
+        return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu failed (exit {ran.rc}: "
+                               f"{first_error_line(table + ran.text)})")
+    launched = list(dict.fromkeys(read_ncu_csv(table).get("Kernel Name", [])))
+    if not launched and "No kernels were profiled" not in table + ran.text:
+        return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu printed no table")
+    rules = subject.exercise.rules.get("technique", [])
+    checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
+    if not launched:
+        return not_own(f"no kernel ran at {shape}: the work was done without one of your kernels")
+    for name in launched:
+        if name not in compiled.functions():
+            return not_own(f"at {shape} {plain_name(name)} ran, a kernel your file does not define")
+        if checked and not any(re.search(c, name) for c in checked):
+            return not_own(f"at {shape} your launcher ran {plain_name(name)}, not the kernel that Technique checks "
+                           f"({', '.join(checked)})")
+    return Verdict("PASS", f"at {shape} only your own kernels ran (ncu): {', '.join(map(plain_name, launched))}")
+
+
+def not_own(why: str) -> Verdict:
+    """A Technique FAIL for work done outside the file's own kernels: Speed is then not timed."""
+    return Verdict("FAIL", why + ": the timed work must be your own kernel's", not_own=True)
 
 
 @dataclass
@@ -773,6 +846,12 @@ def grade(subject: Subject, options: Options) -> Grade:
     else:
         verdicts["Sanitizers"] = sanitizers(subject, others, options, correct)
     if technique.status == "PASS" and correct:
+        progress(f"listing the kernels run at {options.timed_shape} with Nsight Compute")
+        launched = check_launches(subject, options.timed_shape, options.timeout)
+        mark = "ok   " if launched.status == "PASS" else "skip "
+        technique = launched if launched.status == "FAIL" else Verdict(
+            "PASS", technique.why, technique.details + [mark + launched.why])
+    if technique.status == "PASS" and correct:
         progress("profiling with Nsight Compute")
         profiled = check_profile(subject, subject.program, options.timeout)
         if profiled is not None and profiled.status == "FAIL":
@@ -780,7 +859,9 @@ def grade(subject: Subject, options: Options) -> Grade:
         elif profiled is not None:
             technique = Verdict("PASS", f"{technique.why}; {profiled.why}", technique.details + profiled.details)
     verdicts["Technique"] = technique
-    if correct:
+    if technique.not_own:
+        verdicts["Speed"] = Verdict("SKIP", "not timed: the work is not all your own kernels' (see Technique)")
+    elif correct:
         progress(f"timing at {options.timed_shape}")
         verdicts["Speed"], result.ratio = check_speed(subject, options.timed_shape, options.timeout)
     else:
@@ -797,7 +878,8 @@ def print_report(result: Grade) -> None:
         print(f"  {check:<12} {verdict.status:<4}  {verdict.why}")
         for line in verdict.details:
             print(f"  {'':<12} {'':<4}    {line}")
-    print(f"RESULT {result.subject.name}: {'FAIL' if result.failed else 'PASS'}\n", flush=True)
+    built = " (it builds; no check ran)" if result.result == "NOT GRADED" else ""
+    print(f"RESULT {result.subject.name}: {result.result}{built}\n", flush=True)
 
 
 def print_summary(grades: list[Grade], heading: str) -> None:
@@ -806,7 +888,7 @@ def print_summary(grades: list[Grade], heading: str) -> None:
     for g in grades:
         statuses = " ".join(f"{g.verdicts[check].status:<{len(check)}}" for check in CHECKS)  # under each heading
         ratio = ratio_text(g.ratio) if g.ratio is not None else "-"
-        print(f"{g.subject.name[:22]:<22} {statuses} {ratio:>7}  {'FAIL' if g.failed else 'PASS'}")
+        print(f"{g.subject.name[:22]:<22} {statuses} {ratio:>7}  {g.result}")
 
 
 Options = argparse.Namespace  # how to grade: the command line, as parse_args reads and checks it
@@ -893,7 +975,7 @@ def main(argv: list[str]) -> int:
     if args.technique_only and find_tool("cuobjdump", "CUOBJDUMP") is None:
         raise EnvironmentProblem(machine.CUOBJDUMP_MISSING)
     heading = ("technique only, no GPU used" if args.technique_only else "build only, no GPU used" if args.build_only
-               else f"{require_gpu(args.timeout)}; speed timed at {args.timed_shape}")
+               else f"{require_gpu(args.exercise)}; speed timed at {args.timed_shape}")
     grades = []
     with open(args.csv, "w", newline="") if args.csv else open(os.devnull, "w") as out:
         writer = csv.writer(out)

@@ -22,7 +22,7 @@ EXTRA_BINS += $(GRADE_BINS)
 
 .PHONY: grade grade-selftest reference-timings
 
-# EX, FILE, BATCH and CSV reach the grader through the environment, never through the shell's
+# EX, FILE, BATCH, CSV and ONLY reach the grader through the environment, never through the shell's
 # parser, so that any file name works. FILE= or BATCH= without EX= reach it as --all --file ...,
 # which it refuses with one line, rather than grading the skeletons instead. GNU make can only
 # exit 0, 1 or 2, so on failure one line says which of the grader's codes (0/1/2/3) it returned:
@@ -32,8 +32,9 @@ grade: export GRADE_ARG_EX := $(value EX)
 grade: export GRADE_ARG_FILE := $(value FILE)
 grade: export GRADE_ARG_BATCH := $(value BATCH)
 grade: export GRADE_ARG_CSV := $(or $(value CSV),grades.csv)
-grade: setup ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1], make grade (all)
-	@$(PYTHON) -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value FILE), \
+grade: export GRADE_ARG_ONLY := $(value ONLY)
+grade: setup ## grade exercises, four checks each (python3 -m lab.grade): make grade EX=05 [FILE=alice.cu | BATCH=dir CSV=out.csv | SOLUTION=1] [ONLY=technique | ONLY=build: no GPU], make grade (all)
+	@$(PYTHON) -m lab.grade $(if $(value EX),"$$GRADE_ARG_EX",--all)$(if $(SOLUTION), --solution)$(if $(value ONLY), --"$$GRADE_ARG_ONLY"-only)$(if $(value FILE), \
 	    --file "$$GRADE_ARG_FILE")$(if $(value BATCH), --batch "$$GRADE_ARG_BATCH" --csv "$$GRADE_ARG_CSV"); \
 	code=$$?; [ $$code -eq 0 ] || echo "make grade: the grader exited $$code (1 a check FAILed, 2 bad command" \
 	    "line or file, 3 no GPU or a machine problem); scripts call python3 -m lab.grade to receive that code" >&2; \

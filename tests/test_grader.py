@@ -23,7 +23,9 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, assert_exit, clean_env, first_lines, host_memory, make_command, one_error_line, run
+from lab import grade as grader
 from lab import machine, reference, results, schema, tables
+from lab.compiled import Compiled, calls_outside
 from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, ncu_candidates,
                        pick_finding, run_sanitizer, sanitizer_records)
 
@@ -136,7 +138,11 @@ def test_help_exits_0(work):
 
 
 def test_no_gpu_visible_is_one_line_and_exit_3(work):
-    assert_exit(grade("05", "--file", "tests/graded_wrong/05_scalar_loads.cu", work=work, CUDA_VISIBLE_DEVICES=""), 3)
+    """The one line says what runs without a GPU, as make spells it."""
+    result = grade("05", "--file", "tests/graded_wrong/05_scalar_loads.cu", work=work, CUDA_VISIBLE_DEVICES="")
+    assert_exit(result, 3)
+    assert "make grade EX=05 ONLY=technique" in result.stderr and "--technique-only" in result.stderr, result.stderr
+    assert "ONLY=build" in result.stderr, result.stderr
 
 
 # (what, the one error line's start, make's variables; {tmp} is a fresh folder)
@@ -330,19 +336,21 @@ def test_exercises_are_found_from_their_folders(tmp_path, subtests):
 @pytest.mark.parametrize("name", EXERCISES, ids="{:.2}".format)
 @pytest.mark.parametrize("args", [["--solution"], []], ids=["solution", "skeleton"])
 def test_builds_through_the_grader(name, args, work):
-    """The grader program, and for a solution the parameter's other values where the file is rebuilt for them."""
+    """The grader program, and for a solution the parameter's other values where the file is rebuilt for them;
+    the result says that nothing was graded."""
     result = grade(name[:2], *args, "--build-only", work=work)
     status, why = verdicts(result.stdout).get("Correctness", ("", grader_error(result)))
     assert result.returncode == 0 and status == "SKIP" and why.startswith("--build-only: built"), why
+    assert re.search(r"^RESULT .*: NOT GRADED \(it builds; no check ran\)$", result.stdout, re.M), result.stdout
 
 
 def test_all_builds_every_exercise_in_order(work, subtests):
     result = grade("--all", "--solution", "--build-only", work=work)
-    results = dict(re.findall(r"^RESULT (.*): (PASS|FAIL)$", result.stdout, re.M))
+    results = dict(re.findall(r"^RESULT (.*): (PASS|FAIL|NOT GRADED)\b", result.stdout, re.M))
     assert list(results) == EXERCISES, grader_error(result)
     for name, status in results.items():
         with subtests.test(msg=name):
-            assert status == "PASS", verdicts(result.stdout.split(f"== {name}:", 1)[-1]).get("Correctness")
+            assert status == "NOT GRADED", verdicts(result.stdout.split(f"== {name}:", 1)[-1]).get("Correctness")
     assert_exit(result, 0)
 
 
@@ -364,6 +372,58 @@ def test_technique_without_a_gpu(name, args, expected, exit_code, work):
     result = grade(name[:2], "--technique-only", *args, work=work)
     status, why = verdicts(result.stdout).get("Technique", ("", grader_error(result)))
     assert status == expected and result.returncode == exit_code, f"{status}, exit {result.returncode}: {why}"
+    if "--file" in args:  # a planted file that uses `symbol` from outside is caught by its name
+        assert all(symbol in why for symbol in re.findall(r"uses `([^`]+)`", first_line(name))), why
+
+
+# What the skeletons, solutions and steps' launchers use from outside their files (nm -u), and what no graded
+# file may: a library, a copy through the host, another file's kernel or launcher, a host callback, dlopen.
+ALLOWED = ["__cudaRegisterFatBinary", "__cudaLaunchKernel", "cudaLaunchKernel", "cudaFuncSetAttribute",
+           "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "copy_kernel_launch", "copy_kernel_launch_16", "cuda_fail",
+           "getenv", "stderr", "printf", "memcpy", "__cxa_guard_acquire", "_Unwind_Resume", "atexit"]
+NOT_ALLOWED = ["cublasSgeam", "cublasLtMatrixTransform", "cutensorPermute", "cudaMemcpy", "cudaMemcpyAsync",
+               "cudaMemcpy2DAsync", "cudaLaunchHostFunc", "cudaGetDriverEntryPointByVersion", "dlopen", "dlsym",
+               "step05", "solution_05", "cublas_transpose", "transpose_reference", "cudaMallocManaged",
+               "launch_float4(float const*, float*, unsigned long, unsigned long, CUstream_st*)"]
+
+
+def test_the_allowed_symbols_are_a_list_of_what_is_allowed():
+    assert calls_outside(ALLOWED + NOT_ALLOWED, []) == NOT_ALLOWED
+    assert calls_outside(["cudaGetDriverEntryPointByVersion"], ["cudaGetDriverEntryPoint(ByVersion)?"]) == []
+
+
+def fake_ncu(tmp_path: Path, launched: list[str]) -> str:
+    """A stand-in for ncu that writes, to its --log-file, the table ncu --csv --page raw prints for these launches."""
+    rows = "".join(f'"{i}","{name}","1000"\n' for i, name in enumerate(launched))
+    table = tmp_path / "table.csv"
+    header = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","nsecond"\n'
+    table.write_text(header + rows if launched else "==WARNING== No kernels were profiled.\n")
+    fake = tmp_path / "fake-ncu"
+    fake.write_text(f'#!/bin/sh\nwhile [ "$1" != "--log-file" ]; do shift; done\ncp {table} "$2"\n')
+    fake.chmod(0o755)
+    return str(fake)
+
+
+LAUNCHES = {  # what ran at the timed shape, the function the exercise's requirements name, the verdict
+    "the file's kernel": (["_Z16transpose_float2PKfPfmm"], "", "PASS"),
+    "cuBLAS's kernel": (["_Z16transpose_float2PKfPfmm", "_Z11geam_kernelIfEvv"], "", "FAIL geam_kernel"),
+    "no kernel: the host did the work": ([], "", "FAIL no kernel ran"),
+    "a kernel of the file that Technique does not check": (["_Z16transpose_float2PKfPfmm"], "pair_store",
+                                                           "FAIL transpose_float2"),
+}
+
+
+@pytest.mark.parametrize("launched, function, expected", list(LAUNCHES.values()), ids=list(LAUNCHES))
+def test_the_kernels_run_at_the_timed_shape_must_be_the_files_own(launched, function, expected, tmp_path,
+                                                                  monkeypatch):
+    monkeypatch.setenv("NCU", fake_ncu(tmp_path, launched))
+    monkeypatch.setattr(grader, "disassemble", lambda *_: Compiled(code={90: {"_Z16transpose_float2PKfPfmm": []}}))
+    rules = {"floor": 0.8, "technique": [{"what": "w", "check": "no_local_memory", "function": function}]}
+    subject = grader.Subject(grader.Exercise("05", "05_float4", rules, 0.8), "tree", Path("x.cu"), "x")
+    verdict = grader.check_launches(subject, "8192x8192", 30)
+    status, *named = expected.split(" ", 1)
+    assert verdict.status == status and all(n in verdict.why for n in named), verdict.why
+    assert verdict.not_own == (status == "FAIL")
 
 
 def test_a_file_that_does_not_compile_fails_with_the_compilers_first_error(work):

@@ -1,39 +1,48 @@
-// Caught by: Technique (no 16-byte store: every float of a run is written on its own)
+// Caught by: Technique (no 8-byte store: every float of a run is written on its own)
 /**
  * @file 11_scalar_stores.cu
  * @brief Exercise 11 with the loads given and the stores 4 bytes wide: right on every
- *        shape, and no 16-byte store in the compiled kernel. tests/test_grader.py grades it.
+ *        shape, and no 8-byte store in the compiled kernel. tests/test_grader.py grades it.
  */
+#include <stdint.h>
+
 #include "harness.h"
 #include "steps/11_any_shape/any_shape.cuh"
 
-/** Threads that share one run of `out`: 256 threads, 64 runs. */
-#define RUN_LANES (THREADS / TILE)
+/** Floats in an aligned 8-byte pair. */
+#define PAIR 2
+
+/** @brief View @p p (4-byte aligned) as aligned 8-byte pairs, as as_chunks() views it as 16-byte chunks. */
+static __device__ __forceinline__ chunked<float2> as_pairs(float *p)
+{
+    const unsigned lead = (unsigned)((uintptr_t)p & 7) / 4;
+    return chunked<float2>{reinterpret_cast<float2 *>(p - lead), lead};
+}
 
 /** @brief The mistake: every float of the run written on its own, 4 bytes at a time. */
-static __device__ __forceinline__ void store_run(const float *tile, chunked<float4> out, float *out_floats,
-                                                 size_t rows, size_t row0, size_t col0, unsigned height,
-                                                 unsigned width, unsigned tid)
+static __device__ __forceinline__ void store_run(const float *tile, chunked<float2> out_pairs, float *out, size_t rows,
+                                                 size_t row0, size_t col0, unsigned height, unsigned width,
+                                                 unsigned tid)
 {
-    (void)out;
-    const unsigned cc = tid / RUN_LANES;
-    const unsigned lane = tid % RUN_LANES;
+    (void)out_pairs;
+    const unsigned cc = tid / AS_STORE_LANES;
+    const unsigned lane = tid % AS_STORE_LANES;
     if (cc >= width)
         return;
     const size_t first = (col0 + cc) * rows + row0;
 UNROLL_ON_DEVICE
-    for (unsigned r = lane; r < TILE; r += RUN_LANES)
+    for (unsigned r = lane; r < TILE; r += AS_STORE_LANES)
         if (r < height)
-            out_floats[first + r] = tile[r * AS_STRIDE + cc];
+            out[first + r] = tile[r * AS_STRIDE + cc];
 }
 
 /** @brief Step 11's load side and tile order, with store_run() on the way out. */
 static __global__ void __launch_bounds__(THREADS, AS_BLOCKS_PER_SM)
-transpose_chunked_store(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
+transpose_pair_store(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
     __shared__ float tile[TILE * AS_STRIDE];
     const chunked<const float4> in_chunks = as_chunks(in);
-    const chunked<float4> out_chunks = as_chunks(out);
+    const chunked<float2> out_pairs = as_pairs(out);
     const size_t tiles_y = ceil_div(rows, TILE);
     const size_t tiles_x = ceil_div(cols, TILE);
     for (size_t t = blockIdx.x; t < tiles_y * tiles_x; t += gridDim.x) {
@@ -43,24 +52,24 @@ transpose_chunked_store(const float *__restrict__ in, float *__restrict__ out, s
         const unsigned width = tile_extent(cols, col0);
         load_tile_any_shape(tile, in_chunks, rows * cols, cols, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // the whole tile is in shared memory
-        store_run(tile, out_chunks, out, rows, row0, col0, height, width, threadIdx.x);
+        store_run(tile, out_pairs, out, rows, row0, col0, height, width, threadIdx.x);
         __syncthreads();   // everyone is done reading before the next tile overwrites it
     }
 }
 
 /** @brief One block of 256 threads per 64 x 64 tile, a clamped 1-D grid; vectors are copied. */
-static size_t launch_chunked_store(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+static size_t launch_pair_store(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
         return copy_kernel_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
-    transpose_chunked_store<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    transpose_pair_store<<<grid, block, 0, stream>>>(in, out, rows, cols);
     return threads_launched(grid, block);
 }
 
-/** @brief The reference kernel, as the grader (lab/grade_main.cu) links it: not static. */
+/** @brief The planted answer, as the grader links it. */
 extern "C" const kernel_variant exercise_11 = {
-    "chunked_store", "step 11's loads; runs of out stored as whole aligned float4 chunks plus edge floats",
-    launch_chunked_store, ANY_GPU,
+    "pair_store", "step 11's loads; runs of out stored as whole aligned float2 pairs plus edge floats",
+    launch_pair_store, ANY_GPU,
 };
