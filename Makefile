@@ -100,7 +100,7 @@ ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 # once from those pins.  With .venv its bin/ comes first on PATH, as activating it
 # would, so that the python3 the lab and the tests start is the same one.
 VENV    := .venv
-PYTHON   = $(if $(shell test -x $(VENV)/bin/python && echo yes),PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python,python3)
+PYTHON  ?= $(if $(shell test -x $(VENV)/bin/python && echo yes),PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python,python3)
 
 .PHONY: all help run diff test docs clean setup
 .DEFAULT_GOAL := help
@@ -121,10 +121,11 @@ help: ## list the targets
 	done
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE); ARCH=sm_XX builds in build/sm_XX/), V=1 for full commands."
 
-# PYTHON=python3 on the command line skips the set-up: the lab runs on that Python's packages
-# as they are (a GPU machine that cannot reach PyPI, say, whose versions differ from the pins).
+# PYTHON=python3, on the command line or in the environment (where the makes that the tests
+# start see it too), skips the set-up: the lab runs on that Python's packages as they are (a GPU
+# machine that cannot reach PyPI, say, whose versions differ from the pins).
 setup: ## the lab's Python packages, once (python3 if it has pyproject.toml's pins, else .venv); make test etc. run it first
-	@$(if $(filter command line,$(origin PYTHON)),true,python3 -m lab.environment)
+	@$(if $(filter command line environment,$(origin PYTHON)),true,python3 -m lab.environment)
 
 all: $(ALL_BINS) ## build every step, test and tool program (warnings are errors)
 

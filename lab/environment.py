@@ -11,7 +11,7 @@ of cuobjdump and nvdisasm (the cuda-tools extra) where the CUDA toolkit lacks th
 .venv/bin. From then on .venv is used, and brought up to date when the pins change; delete it
 to go back to python3. The Makefile's PYTHON names whichever it is.
 
-`make ... PYTHON=python3` skips all this and runs the lab on python3's packages as they are.
+`make ... PYTHON=python3` (or PYTHON=python3 in the environment) skips all this and runs the lab on python3's packages as they are.
 
 Exit codes: 0 set up, 2 bad command line, 3 this machine cannot set it up (one line says what
 is missing and what to do).
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
     try:
         set_up(args.venv)
     except CannotSetUp as err:
-        print(f"error: {err} (or run make with PYTHON=python3 to use python3's packages as they are)",
+        print(f"error: {err} (or run make with PYTHON=python3, or export it, to use python3's packages as they are)",
               file=sys.stderr)
         return 3
     return 0
