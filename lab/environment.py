@@ -11,7 +11,8 @@ of cuobjdump and nvdisasm (the cuda-tools extra) where the CUDA toolkit lacks th
 .venv/bin. From then on .venv is used, and brought up to date when the pins change; delete it
 to go back to python3. The Makefile's PYTHON names whichever it is.
 
-`make ... PYTHON=python3` (or PYTHON=python3 in the environment) skips all this and runs the lab on python3's packages as they are.
+`make ... PYTHON=python3` (or PYTHON=python3 in the environment) skips all this and runs the lab
+on python3's packages as they are.
 
 Exit codes: 0 set up, 2 bad command line, 3 this machine cannot set it up (one line says what
 is missing and what to do).

@@ -126,24 +126,24 @@ WORD_OF = {   # the shared word of tile element (r, c) in the float tile of step
     "07": lambda r, c, tile: r * (tile + 1) + c,        # steps/07_shared_padded: tile[TILE][TILE + TILE_PADDING]
     "08": lambda r, c, tile: r * tile + (c ^ r),        # steps/08_shared_swizzle: tile[r][swizzled_col(r, c)]
 }
-CHUNKS_PER_ROW, ROWS_PER_PASS, BANK_GROUPS = 16, 16, 8   # common/tile64.cuh: TILE 64, VEC 4
+CHUNKS_PER_ROW, ROWS_PER_PASS, BANK_GROUPS = 16, 16, 8   # steps/09_shared64/tile64.cuh: TILE 64, VEC 4
 
 
 def chunk_slot(row, chunk, swizzle=True):
-    """common/tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10; swizzle=False: in no kernel."""
+    """Step 09's tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10; swizzle=False: in no kernel."""
     return row * CHUNKS_PER_ROW + (chunk ^ ((row // 4) % BANK_GROUPS) if swizzle else chunk)
 
 
 def vec4_slots(tid, swizzle=True, p=0, k=0):
     """Steps 09 and 10 (vec4), thread tid: the chunk slot it stores pass p in, and the one it loads b[k] from."""
     load_row, load_chunk = tid // CHUNKS_PER_ROW, tid % CHUNKS_PER_ROW      # steps/09_shared64/shared64.cuh
-    group, block_col = tid % CHUNKS_PER_ROW, tid // CHUNKS_PER_ROW         # common/tile64.cuh, store_block_vec4()
+    group, block_col = tid % CHUNKS_PER_ROW, tid // CHUNKS_PER_ROW         # step 09's tile64.cuh, store_block_vec4()
     return (chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk, swizzle),   # tile[chunk_slot(...)] = v[p]
             chunk_slot(group * 4 + k, block_col, swizzle))                   # b[k] = tile[chunk_slot(...)]
 
 
 def word_slot(row, col):
-    """common/tile64.cuh, word_slot(), the 4-byte layout of steps 09 and 10."""
+    """steps/09_shared64/tile64.cuh, word_slot(), the 4-byte layout of steps 09 and 10."""
     return row * 64 + (col ^ (row % BANKS))
 
 
@@ -502,7 +502,7 @@ def fig_09_banks():
                f"{len(first)}-way conflict: {len(first)} wavefronts here, {len(plain)} for the warp")
     scalar = [len(wavefronts([word_slot(*rc) for rc in pairs]))
               for pairs in ([(ty, tx) for _, tx, ty in lanes(0, 32)], [(tx, ty) for _, tx, ty in lanes(0, 32)])]
-    c.line(f"The 4-byte kernel (common/tile64.cuh, word_slot(): c ^ (r % 32)): store {scalar[0]}, "
+    c.line(f"The 4-byte kernel (steps/09_shared64/tile64.cuh, word_slot(): c ^ (r % 32)): store {scalar[0]}, "
            f"load {scalar[1]} wavefront per warp access.", color=MUTED, step=1.3)
     return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the 4-bank group it hits"),
                    (EMPTY, "idle bank")])

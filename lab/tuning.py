@@ -25,7 +25,7 @@ from lab import machine, results, schema
 
 HEADER = schema.ROOT / "steps" / "12_tma" / "answer_tuning.h"
 ANSWER = schema.ROOT / "steps" / "12_tma" / "answer.cuh"
-TILE = 64  # common/tile64.cuh: the side of a tile
+TILE = 64  # steps/09_shared64/tile64.cuh: the side of a tile
 VEC = 4  # floats in a 16-byte chunk
 
 

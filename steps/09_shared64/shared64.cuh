@@ -72,7 +72,7 @@ transpose_shared64_vec4(const float *__restrict__ in, float *__restrict__ out,
 /**
  * @brief The 4-byte kernel: the same 64x64 tile and 32x8 block for any shape
  *        and any 4-byte-aligned pointers, with 16 loads in flight per thread
- *        (transpose_tile_words() in common/tile64.cuh).
+ *        (transpose_tile_words() in tile64.cuh).
  */
 static __global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)
 transpose_shared64_scalar(const float *__restrict__ in, float *__restrict__ out,

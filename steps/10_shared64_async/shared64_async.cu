@@ -36,7 +36,7 @@
 #include "harness.h"
 #include "baselines.h"
 #include "kernel_utils.cuh"
-#include "tile64.cuh"
+#include "steps/09_shared64/tile64.cuh"
 
 /** Flag of a tile order made of bands of tile *columns* (see raster_tile()). */
 #define COLUMN_BANDS 0x80000000u

@@ -36,7 +36,7 @@
 #include "slabs.cuh"
 
 /**
- * @brief The control: the 4-byte kernel of steps 09 and 10 (common/tile64.cuh)
+ * @brief The control: the 4-byte kernel of steps 09 and 10 (steps/09_shared64/tile64.cuh)
  *        in the same column-major tile order, loading through registers.
  */
 __global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)

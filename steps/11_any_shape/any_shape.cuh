@@ -35,7 +35,7 @@
 
 #include "baselines.h"
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits(),
+#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits(),
                         // rows_are_whole_chunks()
 #include "sector_runs.cuh"   // sector_runs_launch(), for any_shape_launch()
 

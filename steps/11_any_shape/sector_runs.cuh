@@ -40,7 +40,7 @@
 
 #include "baselines.h"
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, THREADS, tile_extent(), column_major_tile()
+#include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, tile_extent(), column_major_tile()
 
 /** Floats in a 32-byte sector. */
 #define SR_SECTOR 8

@@ -42,7 +42,7 @@
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"   // ceil_div(), grid_for_tiles(), threads_launched(), UNROLL_ON_DEVICE
-#include "tile64.cuh"         // THREADS
+#include "steps/09_shared64/tile64.cuh"         // THREADS
 
 /** Bytes a block moves, at most: 4096 floats or 8192 bf16. */
 #define SLAB_BYTES 16384u

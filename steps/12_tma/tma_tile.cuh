@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "kernel_utils.cuh"
-#include "tile64.cuh"   // TILE, VEC, THREADS: a tile is step 10's 64 x 64
+#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS: a tile is step 10's 64 x 64
 
 /** Columns of a TMA box: 128 bytes, the widest a 128-byte swizzle allows. */
 #define TMA_BOX_COLS 32

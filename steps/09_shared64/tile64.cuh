@@ -8,9 +8,11 @@
  * at a time through shared memory, 16 elements per thread. A 16-byte kernel
  * moves it in float4 *chunks* when every row of `in` and `out` starts on a
  * 16-byte boundary (vec4_fits()); a 4-byte kernel moves any other matrix.
- * Step 09 introduces both; step 10 changes how a tile is loaded and in
- * which order the tiles are taken. What the two steps share is here, so
- * that each step file shows only its own idea.
+ * Step 09 introduces both, so the tile lives in step 09's folder; step 10
+ * changes how a tile is loaded and in which order the tiles are taken, and
+ * steps 11 and 12 build on the same geometry. They include this file from
+ * here (`#include "steps/09_shared64/tile64.cuh"`), so that each later step
+ * file shows only its own idea.
  */
 #ifndef TRANSPOSE_TILE64_CUH
 #define TRANSPOSE_TILE64_CUH
