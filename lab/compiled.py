@@ -28,7 +28,8 @@ ALLOWED_SYMBOLS = (
     r"cudaFuncSetAttribute|cudaFuncGetAttributes|cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags)?",
     r"cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
     r"copy_kernel_launch(_16)?|cuda_fail",  # the harness's: a vector's transpose is a copy; CUDA_CHECK
-    r"getenv|strcmp|(__isoc99_)?sscanf|v?f?printf|puts|fputs|fflush|stdout|stderr",  # a parameter, a message
+    # A parameter, a message; glibc may name them __isoc23_sscanf or __fprintf_chk (_FORTIFY_SOURCE).
+    r"getenv|strcmp|(__isoc[0-9]+_)?sscanf|(__)?v?[fs]?n?printf(_chk)?|puts|fputs|fputc|putchar|fflush|stdout|stderr",
     r"atexit|__cxa_atexit|__cxa_guard_(acquire|release|abort)|__gxx_personality_v0|_Unwind_Resume"
     r"|__stack_chk_fail|__dso_handle|_GLOBAL_OFFSET_TABLE_|memcpy|memmove|memset",  # C and C++ runtime support
 )
