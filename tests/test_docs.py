@@ -621,6 +621,82 @@ def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
     assert trailing_shapes(frame) == [shape]
 
 
+# ------------------------------------------------------------------ findings: the verdicts the prose words
+# Each checker of lab/tables.py on small frames made for it, the verdict held and then flipped; the committed results
+# only have to render (a re-measured GPU changes the words, never a test).
+def synthetic(*rows) -> pd.DataFrame:
+    """A results frame of ("STEP KERNEL", "ROWSxCOLS[+OFFSET]", % of copy, median ms[, fastest ms[, role]])."""
+    records = []
+    for name, shape, pct, ms, *rest in rows:
+        step, kernel = name.split()
+        side = results.Shape.parse(shape)
+        records.append({"step": step, "kernel": kernel, "role": rest[1] if len(rest) > 1 else "kernel",
+                        "rows": side.rows, "cols": side.cols, "offset": side.offset, "pct_of_copy": pct,
+                        "median_ms": ms, "min_ms": rest[0] if rest else ms})
+    return pd.DataFrame(records)
+
+
+def labels(shapes) -> list[str]:
+    return [shape.label() for shape in shapes]
+
+
+def test_slower_needs_both_runs_slower_and_a_planted_wrong_pick_is_caught():
+    frame = synthetic(("12 answer", "65x1220703", 90.0, 1.00), ("11 long_runs", "65x1220703", 90.0, 1.00),
+                      ("12 answer", "100x800003", 90.0, 1.00, 1.05), ("11 any_shape", "100x800003", 90.0, 1.00),
+                      ("11 any_shape", "200x400003", 90.0, 1.00))
+    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["200 x 400003"]   # not timed: listed
+    frame.loc[2, "median_ms"] = 1.05   # slower in its median run too: a wrong pick
+    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["100 x 800003", "200 x 400003"]
+
+
+def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
+    frame = synthetic(("12 answer", "8196x8196", 88.0, 1.0), ("12 swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
+                      ("12 swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
+                      ("12 answer", "8256x8256", 97.0, 1.0), ("12 swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
+    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0) == []
+    assert tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256) == []   # 8256 floats: 256-byte rows
+    frame.loc[0, "pct_of_copy"], frame.loc[2, "pct_of_copy"] = 85.0, 96.0
+    assert labels(tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0)) == ["8196 x 8196"]
+    assert labels(tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256)) == ["8196 x 8196"]
+    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0, tables.LARGE) == []   # not a shape asked for
+
+
+def test_missed_names_the_bars_shapes_and_a_planted_bound_past_the_target_is_caught():
+    frame = synthetic(("12 answer", "32768x32768", 95.0, 1.0), ("12 swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
+                      ("12 answer", "1024x1024", 90.0, 1.0))   # not a shape of the bar
+    assert labels(tables.missed(frame, "12", "last_step")) == ["32768 x 32768"]
+    assert tables.missed(frame, "12", "last_step", tables.BOUNDS_64) == []
+    frame.loc[1, "pct_of_copy"] = 98.0
+    assert labels(tables.missed(frame, "12", "last_step", tables.BOUNDS_64)) == ["32768 x 32768"]
+
+
+def test_busy_as_copy_and_peers_ahead_and_planted_cases_that_flip_them():
+    def share(kernel: str, value: float) -> dict:
+        step, name = kernel.split()
+        return {"step": step, "kernel": name, "rows": 32768, "cols": 32768, "offset": 0,
+                "metric": "dram_active_fraction", "value": value}
+    counters = pd.DataFrame([share("12 answer", 0.80), share("12 copy_kernel", 0.85)])
+    assert tables.busy_as_copy(counters, results.Shape(32768, 32768), ["12 answer"]) == []
+    counters.loc[0, "value"] = 0.85
+    assert tables.busy_as_copy(counters, results.Shape(32768, 32768), ["12 answer"]) == ["12 answer"]
+    peers = pd.DataFrame([{"peer": "tutorial", "role": "tutorial", "rows": 8192, "cols": 8192, "pct_of_copy": 97.0,
+                           "check": "PASS"}, {"peer": "triton", "role": "peer", "rows": 8192, "cols": 8192,
+                                              "pct_of_copy": 97.5, "check": "PASS"}])
+    assert tables.peers_ahead(peers) == []
+    peers.loc[1, "pct_of_copy"] = 98.5
+    assert tables.peers_ahead(peers) == ["triton at 8192 x 8192"]
+
+
+def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypatch):
+    page = tables.Page(ROOT / "docs", FRONT_GPU)
+    with pytest.raises(tables.TemplateError, match="no finding 'no_such_finding'"):
+        tables.found(page, "no_such_finding")
+    what, _, how = tables.FINDINGS["pitch_12"]
+    monkeypatch.setitem(tables.FINDINGS, "pitch_12", (what, "no-such-study", how))
+    with pytest.raises(tables.TemplateError, match="no GPU has the results of finding 'pitch_12'"):
+        tables.found(page, "pitch_12")
+
+
 # ------------------------------------------------------------------ the copy bound
 def above_copy_bound(frame: pd.DataFrame) -> list[str]:
     """The kernels measured above 101 % of the copy bound on matrices past L2 (tables.past_l2(): in L2, writes
