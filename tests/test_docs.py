@@ -687,6 +687,56 @@ def test_busy_as_copy_and_peers_ahead_and_planted_cases_that_flip_them():
     assert tables.peers_ahead(peers) == ["triton at 8192 x 8192"]
 
 
+@pytest.fixture
+def results_copy(tmp_path, monkeypatch):
+    """A copy of docs/results/ that the tables read instead, their caches emptied before and after."""
+    folder = tmp_path / "results"
+    shutil.copytree(schema.RESULTS, folder)
+    monkeypatch.setattr(schema, "RESULTS", folder)
+    tables.load.cache_clear(), tables.default_names.cache_clear()
+    yield folder
+    tables.load.cache_clear(), tables.default_names.cache_clear()
+
+
+def plant_gpu(folder: Path, slug: str = "planted", front_page: str = "no") -> None:
+    """Another GPU in a results folder: the front page GPU's files under a new slug, and its row in gpus.csv."""
+    for file in [f for f in folder.iterdir() if f.name == f"{FRONT_GPU}.csv" or f.name.startswith(f"{FRONT_GPU}-")]:
+        shutil.copy(file, folder / file.name.replace(FRONT_GPU, slug, 1))
+    with open(folder / "gpus.csv", "a") as gpus:
+        gpus.write(f"{slug},NVIDIA {slug.title()},{front_page}\n")
+
+
+def test_a_gpu_added_by_its_files_and_a_row_of_gpus_csv_renders_every_template(results_copy):
+    plant_gpu(results_copy)
+    (results_copy / "planted-order.csv").unlink()   # a study that GPU has not run
+    for template in TEMPLATES:
+        docs.render(docs.environment(docs.root_of(template)), template, FRONT_GPU)
+    page = docs.render(docs.environment(), ROOT / "docs/last-points.md.j2", FRONT_GPU)
+    assert "| finding | NVIDIA H200 | NVIDIA H100 80GB HBM3 | NVIDIA Planted |" in page
+    assert "| not measured |" in page
+
+
+def test_a_planted_bound_past_the_bar_changes_the_words_of_the_last_points(results_copy):
+    """The only GPU a planted one: its bounds far below the bar, then one past it where the answer misses."""
+    (results_copy / "gpus.csv").write_text("slug,name,front_page\n")
+    plant_gpu(results_copy, front_page="yes")
+    sweep = results.load(results_copy / "planted.csv", "bench")
+    bounds = sweep["role"] == "bound"
+    results.write(sweep.assign(pct_of_copy=sweep["pct_of_copy"].where(~bounds, 50.0)), results_copy / "planted.csv",
+                  "bench")
+    template = ROOT / "docs/last-points.md.j2"
+    assert "On every GPU measured, where a default misses the bar" in docs.render(docs.environment(), template,
+                                                                                    "planted")
+    square = bounds & (sweep["step"] == "12") & (sweep["kernel"] == "swap_down") & (sweep["rows"] == 32768) \
+        & (sweep["cols"] == 32768)
+    sweep.loc[bounds & ~square, "pct_of_copy"], sweep.loc[square, "pct_of_copy"] = 50.0, 99.0
+    results.write(sweep, results_copy / "planted.csv", "bench")
+    tables.load.cache_clear()
+    page = docs.render(docs.environment(), template, "planted")
+    assert "Where the first or third row lists a" in page
+    assert "| the bar's shapes where the answer misses and a bound of its pattern reaches it | 32768 x 32768 |" in page
+
+
 def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypatch):
     page = tables.Page(ROOT / "docs", FRONT_GPU)
     with pytest.raises(tables.TemplateError, match="no finding 'no_such_finding'"):
