@@ -75,17 +75,22 @@ def only(rows: pd.DataFrame, what: str) -> pd.Series:
     return rows.iloc[0]
 
 
+def shown(file: Path) -> str:
+    """How a page names a results file: from the repository (docs/results/NAME for a copy of the folder)."""
+    return (file.relative_to(ROOT) if file.is_relative_to(ROOT) else Path("docs/results", file.name)).as_posix()
+
+
 def source(gpu: str, kind: str = "bench") -> str:
     """The line under a table: which file, measured on which GPU (from the env file beside it), and when the file
     was last written (make bench RERUN=... rewrites some steps' rows and keeps the others', so a row may be older)."""
     file, first = (results.path(gpu, kind) if gpu else REFERENCE_CSV), load(gpu, kind).iloc[0]
     if kind == "reference-timings":
-        return f"*Source: {file.relative_to(ROOT)} ({first['gpu']}, {first['date']}).*"
+        return f"*Source: {shown(file)} ({first['gpu']}, {first['date']}).*"
     envs = [env for env in (file.with_name(f"{file.stem}-env.txt"), file.with_name(f"{gpu}-env.txt")) if env.is_file()]
     pairs = [line.partition(":") for line in (envs[0].read_text().splitlines() if envs else [])]
     env = {key.strip(): value.strip() for key, sep, value in pairs if sep}
     when = f", last written {env['date_utc']} UTC" if "date_utc" in env else ""
-    return f"*Source: {file.relative_to(ROOT)} ({env.get('gpu') or first['gpu']}{when}).*"
+    return f"*Source: {shown(file)} ({env.get('gpu') or first['gpu']}{when}).*"
 
 
 def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFrame:
@@ -196,9 +201,9 @@ def cells(row: pd.Series, *columns: str) -> list[str]:
     return [write[column](row[column]) for column in columns]
 
 
-def markdown(header: list[str], body: list[list[str]]) -> str:
+def markdown(header: list[str], body: list[list[str]], words=("kernel", "library", "op", "check", "step", "idea",
+                                                                 "write-up", "exercise")) -> str:
     """A Markdown table: the first column and the columns of words left-aligned, those of numbers right-aligned."""
-    words = ("kernel", "library", "op", "check", "step", "idea", "write-up", "exercise")  # columns of words
     align = ["---"] + ["---" if h in words else "--:" for h in header[1:]]
     return "\n".join("| " + " | ".join(row) + " |" for row in [header, align, *body])
 
@@ -290,10 +295,10 @@ def table(page: Page, steps: str, shapes: str) -> str:
 
 
 def compact(page: Page, steps: str, shapes: str, variants: str | None = None, study: str | None = None,
-            gpu: str | None = None, kernels: str | None = None) -> str:
+            gpu: str | None = None, kernels: str | None = None, note: str = "yes") -> str:
     """One row per kernel and shape, the copy bound and cuBLAS of its own run beside it. variants=: the steps
     that show every variant (the others: their default kernel), or with kernels="a,b" those kernels and bounds alone;
-    study=NAME: <gpu>-NAME.csv, not the sweep."""
+    study=NAME: <gpu>-NAME.csv, not the sweep; note="no": without the note on the columns (a page's later tables)."""
     gpu, steps, kind = gpu or page.gpu, step_list(steps), study or "bench"
     every_variant = step_list(variants) if variants else steps
     body = []
@@ -310,7 +315,7 @@ def compact(page: Page, steps: str, shapes: str, variants: str | None = None, st
                      for label, row in rows]
     header = ["shape", "kernel", "copy ms", "cuBLAS ms", "kernel ms", "% of copy", "vs cuBLAS"]
     note = ("Median times; copy and cuBLAS were timed in the same run as the kernel, so "
-            "% of copy = copy ms / kernel ms and vs cuBLAS = cuBLAS ms / kernel ms.")
+            "% of copy = copy ms / kernel ms and vs cuBLAS = cuBLAS ms / kernel ms.") if note != "no" else ""
     return block(note, markdown(header, body), source(gpu, kind))
 
 
@@ -394,8 +399,9 @@ BAR_FORMAT = {"pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio3}
 STATUS = {True: "met", False: "**missed**"}
 
 
-def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None) -> str:
-    """Each criterion of a bar against the step's default kernel, beside the best kernel at that shape."""
+def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None, note: str = "yes") -> str:
+    """Each criterion of a bar against the step's default kernel, beside the best kernel at that shape (note="no":
+    without the note on the columns)."""
     gpu, step = gpu or page.gpu, step_list(step)[0]
     if criteria not in BARS:
         raise TemplateError(f"unknown bar criteria={criteria} (known: {', '.join(BARS)})")
@@ -410,11 +416,11 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
         geomean = statistics.geometric_mean(default_kernel(the_run(gpu, step, s))["vs_cublas"] for s in SQUARE)
         body.append(["geometric mean of the six", f"vs cuBLAS >= {least_geomean:.2f}x", fmt_ratio3(geomean),
                      STATUS[geomean >= least_geomean], "-"])
-    note = (f"Step {step}'s default kernel (`{default_names(gpu)[step]}`); every ratio is taken within one run of "
+    text = (f"Step {step}'s default kernel (`{default_names(gpu)[step]}`); every ratio is taken within one run of "
             "the step program. *Best in the tutorial*: the best kernel of any step and variant at that shape, "
             "in its own run.")
     if margin is not None:  # per shape the peers run measured, the best peer against the tutorial
-        note += (" The peer rows compare the step with the other libraries in the peers run (`make peers`), "
+        text += (" The peer rows compare the step with the other libraries in the peers run (`make peers`), "
                  "at the shapes it measures.")
         for shape in dict.fromkeys(shape for criterion in goal["criteria"] for shape in criterion[0]):
             rows = select(gpu, peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
@@ -425,7 +431,178 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None)
                              f"{peer} {best:.1f} % against {ours.iloc[0]:.1f} %",
                              STATUS[best - ours.iloc[0] <= margin], "-"])
     header = ["shape", "criterion", "measured", "status", "best in the tutorial"]
-    return block(note, markdown(header, body), source(gpu))
+    return block(text if note != "no" else "", markdown(header, body), source(gpu))
+
+
+# ------------------------------------------------------------- findings: the verdicts the prose words
+# A finding lists where, in one GPU's results, a condition holds: most often where a claim of the prose fails. A page
+# words its sentences on it ({% if found("name") %}) and shows it per GPU (findings()), so that a re-measured GPU
+# changes the words, never a test. A name is a step ("12": any of its kernels) or a step and kernel ("12 answer").
+SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
+BOUNDS_64 = ("12 swap_down", "12 swap_across")  # step 12's 64 x 64 tiles moved whole, down or along the rows
+OTHER_PIECES = ("12 swap_down_128", "12 swap_across_128", "12 swap_down_32", "12 swap_across_32")
+LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000")  # the bar's, rows of whole chunks
+
+
+def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("kernel", "bound")) -> pd.DataFrame:
+    """Per Shape, the best ("max" or "min") of the columns among the kernels and bounds named."""
+    rows = frame[frame["role"].isin(roles)]
+    rows = rows[rows["step"].isin(names) | (rows["step"] + " " + rows["kernel"]).isin(names)]
+    shapes = [Shape(*side) for side in rows[["rows", "cols", "offset"]].itertuples(index=False)]
+    return rows.groupby(shapes, sort=False)[columns].agg(best)
+
+
+def slower(frame: pd.DataFrame, ours, others, margin: float = SAME_KERNEL) -> list[Shape]:
+    """Where ours is slower than the fastest of others by more than margin in both its fastest and its median run, or
+    was not timed. A wrong pick is slower in both; one lucky fast run of the other program, in one."""
+    columns = ["min_ms", "median_ms"]
+    theirs = by_shape(frame, others, columns, "min")
+    mine = by_shape(frame, ours, columns, "min").reindex(theirs.index)
+    return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * margin).all()]
+
+
+def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape: True) -> list[Shape]:
+    """Where (of shapes: a collection, or a test of a Shape) the best % of copy of ours, a kernel or a bound, trails
+    the best of others by more than margin points."""
+    mine, theirs = (by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"] for names in (ours, others))
+    both = pd.DataFrame({"mine": mine, "theirs": theirs}).dropna()
+    wanted = shapes if callable(shapes) else shapes.__contains__
+    return [s for s, row in both.iterrows() if wanted(s) and row["mine"] < row["theirs"] - margin]
+
+
+def reaching(frame: pd.DataFrame, names, least: float, where=lambda shape: True) -> list[Shape]:
+    """The shapes (where where(shape)) at which the best % of copy of the kernels named is at least least."""
+    best = by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"]
+    return [s for s, pct in best.items() if where(s) and pct >= least]
+
+
+def bar_targets(bar: str) -> dict[Shape, float]:
+    """{shape: least % of copy} of a bar's criteria on % of copy."""
+    return {s: least for shapes, column, least, _ in BARS[bar]["criteria"] if column == "pct_of_copy" for s in shapes}
+
+
+def missed(frame: pd.DataFrame, step: str, bar: str, others=(), roles=("bound",)) -> list[Shape]:
+    """The bar's shapes where the step's default misses its % of copy target; with others, only those where the
+    best of the others (of those roles) reaches it."""
+    ours = by_shape(frame, [f"{step} {defined_default(step)}"], ["pct_of_copy"], "max")["pct_of_copy"]
+    best = by_shape(frame, others, ["pct_of_copy"], "max", roles)["pct_of_copy"]
+    return [s for s, least in bar_targets(bar).items()
+            if s in ours and ours[s] < least and (not others or best.get(s, 0) >= least)]
+
+
+def busy_as_copy(frame: pd.DataFrame, shape: Shape, names) -> list[str]:
+    """The kernels named under which, at shape, DRAM is active for no smaller share of the cycles than under the
+    copy kernel (a profile: the metric dram_active_fraction)."""
+    at = frame[(frame["rows"] == shape.rows) & (frame["cols"] == shape.cols) & (frame["offset"] == shape.offset)
+               & (frame["metric"] == "dram_active_fraction")]
+    share = dict(zip(at["step"] + " " + at["kernel"], pd.to_numeric(at["value"]), strict=True))
+    copy = max(v for name, v in share.items() if name.endswith(" copy_kernel"))
+    return [name for name in names if share[name] >= copy]
+
+
+def peers_ahead(frame: pd.DataFrame, margin: float = 1.0) -> list[str]:
+    """'peer at SHAPE' of each peer (checked PASS) more than margin points of copy ahead of the tutorial there."""
+    passed = frame[frame["check"] == "PASS"]
+    ours = {(r.rows, r.cols): r.pct_of_copy for r in passed[passed["role"] == "tutorial"].itertuples()}
+    return [f"{r.peer} at {Shape(r.rows, r.cols).label()}" for r in passed[passed["role"] == "peer"].itertuples()
+            if (r.rows, r.cols) in ours and r.pct_of_copy > ours[(r.rows, r.cols)] + margin]
+
+
+def off_256(shape: Shape) -> bool:
+    """Whether a float32 matrix's rows of in or of out are a pitch that is not a multiple of 256 bytes."""
+    return (shape.cols * 4) % 256 != 0 or (shape.rows * 4) % 256 != 0
+
+
+# {name: (what it lists, the results file it reads (<gpu>-KIND.csv), how)}
+FINDINGS = {
+    "gaps_13": ("matrices past L2 where another bf16 kernel leads the default by more than a point", "bench",
+                lambda f: behind(f, ["13 prmt"], ["13"], 1.0, lambda s: s.rows * s.cols * 2 >= PAST_L2_BYTES)),
+    "misses_12": ("the bar's shapes where the answer misses its % of copy", "bench",
+                  lambda f: missed(f, "12", "last_step")),
+    "misses_13": ("the bf16 bar's shapes where the default misses its % of copy", "bench",
+                  lambda f: missed(f, "13", "bf16")),
+    "tutorial_12": ("the bar's shapes where the answer misses and another float32 kernel of the tutorial meets it",
+                    "bench", lambda f: missed(f, "12", "last_step", machine.steps_of("float32"), ["kernel"])),
+    "tutorial_13": ("the bf16 bar's shapes where the default misses and another bf16 kernel meets it", "bench",
+                    lambda f: missed(f, "13", "bf16", machine.steps_of("bf16"), ["kernel"])),
+    "bar_12": ("the bar's shapes where the answer misses and a bound of its pattern reaches it", "bench",
+               lambda f: missed(f, "12", "last_step", BOUNDS_64 + OTHER_PIECES)),
+    "bound_12": ("the bar's shapes where the answer trails its better bound by more than a point", "bench",
+                 lambda f: behind(f, ["12 answer"], BOUNDS_64, 1.0, bar_targets("last_step"))),
+    "halves_12": ("large matrices where a copy in tiles down the columns is not 2 points behind one along the rows",
+                  "bench", lambda f: behind(f, ["12 copy_across"], ["12 copy_down"], -2.0, LARGE)),
+    "pieces_12": ("the bar's shapes where a bound on 512- or 128-byte pieces leads by more than a point", "bench",
+                  lambda f: behind(f, BOUNDS_64, OTHER_PIECES, 1.0, bar_targets("last_step"))),
+    "idle_12": ("at 32768 x 32768, kernels under which DRAM is active as much as under the copy", "profile",
+                lambda f: busy_as_copy(f, Shape(32768, 32768), ["12 answer"])),
+    "bar_13": ("the bf16 bar's shapes where the default misses and its bound reaches it", "bench",
+               lambda f: missed(f, "13", "bf16", ["13 swap_down"])),
+    "bound_13": ("the bf16 bar's shapes where the default trails its bound by more than a point", "bench",
+                 lambda f: behind(f, ["13 prmt"], ["13 swap_down"], 1.0, bar_targets("bf16"))),
+    "idle_13": ("at 16384 x 16384, bf16 kernels under which DRAM is active as much as under the copy", "profile",
+                lambda f: busy_as_copy(f, Shape(16384, 16384), ["13 prmt", "13 swap_down"])),
+    "idle_odd": ("at 10007 x 7919, kernels under which DRAM is active as much as under the copy", "profile",
+                 lambda f: busy_as_copy(f, Shape(10007, 7919), ["13 prmt", "12 answer"])),
+    "pattern": ("shapes where the answer trails its better bound by more than 2 points", "pattern",
+                lambda f: behind(f, ["12 answer"], BOUNDS_64, 2.0)),
+    "pattern_256": ("pitches off 256 bytes where a bound reaches 95 %", "pattern",
+                    lambda f: reaching(f, BOUNDS_64, 95.0, off_256)),
+    "pattern_pieces": ("shapes where a bound on 512- or 128-byte pieces leads by more than a point", "pattern",
+                       lambda f: behind(f, BOUNDS_64, OTHER_PIECES, 1.0)),
+    "order": ("shapes where the default trails the better tile order by more than 2 points", "order",
+              lambda f: behind(f, ["13 prmt"], ["13 prmt_down", "13 prmt_across"], 2.0)),
+    "rows_order": ("shapes where the rows' order leads the columns' by more than 2 points", "order",
+                   lambda f: behind(f, ["13 prmt_down"], ["13 prmt_across"], 2.0)),
+    "columns_order": ("shapes where the columns' order leads the rows' by more than 2 points", "order",
+                      lambda f: behind(f, ["13 prmt_across"], ["13 prmt_down"], 2.0)),
+    "peers": ("peers ahead of the float32 answer by more than a point of copy", "peers", peers_ahead),
+    "peers_bf16": ("peers ahead of the bf16 default by more than a point of copy", "peers-bf16", peers_ahead),
+    "lines_12": ("shapes where the answer is slower than lines always or never", "lines",
+                 lambda f: slower(f, ["12 answer"], ["12 answer_lines", "12 answer_sectors"])),
+    "lines_13": ("shapes where the bf16 default is slower than lines always or never", "lines",
+                 lambda f: slower(f, ["13 prmt"], ["13 prmt_lines", "13 prmt_sectors"])),
+    "narrow_12": ("shapes where the answer is slower than steps 09 and 11", "narrow",
+                  lambda f: slower(f, ["12"], ["09", "11"])),
+    "narrow_13": ("shapes where the bf16 default is slower than its slabs, runs or tiles", "narrow",
+                  lambda f: slower(f, ["13 prmt"], ["13 slabs", "13 runs", "13 prmt_64x128"])),
+    "pitch_12": ("shapes where the answer is slower than steps 09 and 11", "pitch",
+                 lambda f: slower(f, ["12"], ["09", "11"])),
+    "runs_12": ("shapes where the answer is slower than either run length", "runs",
+                lambda f: slower(f, ["12"], ["11"])),
+}
+
+
+def finding(name: str, gpu: str) -> list[str] | None:
+    """What a finding lists on one GPU (shape labels, or kernels), or None where that GPU has no such results file."""
+    if name not in FINDINGS:
+        raise TemplateError(f"no finding '{name}' (known: {', '.join(FINDINGS)})")
+    _, kind, how = FINDINGS[name]
+    if not results.path(gpu, kind).is_file():
+        return None
+    return [str(item.label()) if isinstance(item, Shape) else item for item in how(load(gpu, kind))]
+
+
+def found(page: Page, name: str) -> list[str]:
+    """What a finding lists on every GPU of gpus.csv that has its results file, each item after the GPU's name."""
+    listed = {g.name: finding(name, g.slug) for g in results.gpus().itertuples()}
+    if all(items is None for items in listed.values()):
+        raise TemplateError(f"no GPU has the results of finding '{name}'")
+    return [f"{gpu_name}: {item}" for gpu_name, items in listed.items() for item in items or []]
+
+
+def findings(page: Page, names: str) -> str:
+    """One row per finding, one column per GPU of gpus.csv: what it lists there, "none" or "not measured"."""
+    gpus = results.gpus()
+    def cell(items: list[str] | None) -> str:
+        return "not measured" if items is None else "; ".join(items) or "none"
+
+    body = [[FINDINGS[name][0]] + [cell(finding(name, slug)) for slug in gpus["slug"]] for name in split(names)]
+    return markdown(["finding", *gpus["name"]], body, words=list(gpus["name"]))
+
+
+def measured(page: Page, kind: str) -> list[dict]:
+    """The GPUs of gpus.csv (as the pages' `gpus`) that have <gpu>-KIND.csv, for a page's loops."""
+    return [g for g in results.gpus().to_dict("records") if results.path(g["slug"], kind).is_file()]
 
 
 # ------------------------------------------------------------- Nsight Compute counters
@@ -559,7 +736,7 @@ def expected(page: Page, ex: str, also: str | None = None) -> str:
             entries.append((f"step {other}", exercise_row(other, "step")))
             continue
         row = only(kernels(select(gpu, step=other, at=str(shape), kernel=variant)), f"step {other} {variant}")
-        entries.append((f"step {other} `--variant {variant}` (from {results.path(gpu).relative_to(ROOT)})", row))
+        entries.append((f"step {other} `--variant {variant}` (from {shown(results.path(gpu))})", row))
     body = [[label] + cells(row, "median_ms", "gbps", "pct_of_copy") + [fmt_ratio(row["median_ms"] /
             reference["median_ms"])] for label, row in entries]
     note = (f"Measured on the {reference['gpu']} at {shape.label()}, the shape `make grade` times "
@@ -658,4 +835,4 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
 
 
 FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, timing, steps, expected, reference,
-             value)
+             value, found, findings, measured)

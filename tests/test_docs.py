@@ -1,5 +1,5 @@
-"""The documentation: the rendered pages, the figures, the SASS summary, the claims the write-ups make about
-the committed results, the limits of a write-up, and the Doxygen site.
+"""The documentation: the rendered pages, the figures, the SASS summary, the checkers whose verdicts the write-ups
+word their prose on (never what a GPU measured), the limits of a write-up, and the Doxygen site.
 
 Every check has a planted case beside it, a copy made wrong on purpose, so that it is known to be able to
 fail.  `make test PYTEST_ARGS="-m docs"` runs this file and test_tuning.py.
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
-from lab import bench, docs, figures, machine, metrics, profile, results, sass, schema, tables
+from lab import docs, figures, machine, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
@@ -121,49 +121,6 @@ def test_a_quoted_kernel_left_out_of_the_table_is_caught():
     assert quoted_kernels_without_a_row(template.read_text(), page, "13") == ["13 prmt_64x64 at 32768 x 32768"]
 
 
-def offset_disagreements(frame: pd.DataFrame) -> list[str]:
-    """What the sweep contradicts in steps 05 and 11 on a pointer offset (8192 x 8192, offsets 1-3): step 05 shifts
-    its quads and keeps its float4 paths, more than 10 % faster than its scalar variant, while step 09 takes its
-    4-byte kernel, its two variants within 3 % of each other."""
-    at = frame[(frame["rows"] == 8192) & (frame["cols"] == 8192) & (frame["offset"] > 0)]
-    time = at.pivot_table(index="offset", columns=["step", "kernel"], values="median_ms")
-    found = [f"step 05 float4 is not faster than scalar at offset {o}" for o in time.index
-             if time.loc[o, ("05", "float4")] > 0.9 * time.loc[o, ("05", "scalar")]]
-    return found + [f"step 09 vec4 and scalar differ at offset {o}" for o in time.index
-                    if abs(time.loc[o, ("09", "vec4")] / time.loc[o, ("09", "scalar")] - 1) > 0.03]
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_step_05_keeps_float4_behind_an_offset_and_step_09_does_not(gpu):
-    frame = results.load(results.path(gpu), "bench")
-    assert offset_disagreements(frame) == []
-    one, two = (frame["rows"] == 8192) & (frame["offset"] == 1), (frame["rows"] == 8192) & (frame["offset"] == 2)
-    planted = frame.copy()
-    planted.loc[one & (frame["step"] == "05") & (frame["kernel"] == "float4"), "median_ms"] = \
-        frame.loc[one & (frame["step"] == "05") & (frame["kernel"] == "scalar"), "median_ms"].iloc[0]
-    planted.loc[two & (frame["step"] == "09") & (frame["kernel"] == "vec4"), "median_ms"] *= 0.9
-    assert offset_disagreements(planted) == ["step 05 float4 is not faster than scalar at offset 1",
-                                             "step 09 vec4 and scalar differ at offset 2"]
-
-
-LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-
-
-def sector_runs_load_ratio(frame: pd.DataFrame) -> float:
-    """Step 11's sector runs' global load sectors over those of `words` at 10007 x 7919: step 11 says more (the
-    tile's 8 extra rows), yet below 72/64 (each row read as aligned chunks touches fewer sectors)."""
-    at = frame[(frame["step"] == "11") & (frame["rows"] == 10007) & (frame["cols"] == 7919)
-               & (frame["metric"] == LOAD_SECTORS)].set_index("kernel")["value"].astype(float)
-    return at["any_shape"] / at["words"]
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_step_11s_sector_runs_load_more_sectors_than_words_but_under_72_64_of_them(gpu):
-    frame = results.load(results.path(gpu, "profile"), "profile")
-    assert 1 < sector_runs_load_ratio(frame) < 72 / 64
-    assert sector_runs_load_ratio(scaled_counter(frame, ("11", "any_shape"), 10007, LOAD_SECTORS, 1.1)) > 72 / 64
-
-
 # The unit a metric's label must name: ncu's smsp__ averages are per SM sub-partition (SMSP), not per SM, and its
 # warp latencies (smsp__average_warp_latency_*) are cycles per warp, not per instruction.
 LABEL_UNITS = {r"smsp__.*\.avg": "SMSP", r"smsp__average_warp_latency_.*": "/ warp"}
@@ -182,364 +139,130 @@ def test_metric_labels_name_their_unit_and_a_label_that_does_not_is_caught():
     assert labels_without_their_unit(planted) == ["smsp__cycles_active.avg"]
 
 
-# ------------------------------------------------------ the narrow, pitch and runs studies (appendix 12), lines (13)
-SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
-
-
-def trailing_shapes(frame: pd.DataFrame, ours: str = "12", others: tuple[str, ...] = ("09", "11")) -> list[str]:
-    """The shapes at which the kernel the rule picks (ours) is more than 2 % slower than the fastest of the
-    others (or was not timed), in both its fastest and its median run; every shape when nothing was timed.
-    Each names a step ("12": its default) or a step and kernel ("13 prmt_lines"). The rule runs one of the
-    others, in a program of its own: a wrong pick (4-7 % in the pitch study) is slower in both, while one
-    lucky fast run of the other program (2.9 % ahead at the fastest, 0.6 % at the median, in a runs study)
-    is slower in one."""
-    timed = frame[(frame["role"] == "kernel") & frame["min_ms"].notna()]
-    shape = timed["rows"].astype(str) + "x" + timed["cols"].astype(str) + "+" + timed["offset"].astype(str)
-    timed = timed.assign(shape=shape, name=timed["step"] + " " + timed["kernel"])
-
-    def named(names) -> pd.Series:
-        return timed["step"].isin(names) | timed["name"].isin(names)
-
-    ours_times = timed[named([ours])].groupby("shape")[["min_ms", "median_ms"]].min()
-    best = timed[named(others)].groupby("shape")[["min_ms", "median_ms"]].min()
-    if best.empty:
-        return ["nothing timed"]
-    slower = (ours_times > best.reindex(ours_times.index) * SAME_KERNEL).all(axis=1)
-    return [s.removesuffix("+0") for s in best.index if s not in ours_times.index or slower[s]]
-
-
-# The lines study's two rules: the kernel each step's default picks, and the loads always and never asking for lines.
-LINES_RULES = {"13": {"ours": "13 prmt", "others": ("13 prmt_lines", "13 prmt_sectors")},
-               "12": {"ours": "12 answer", "others": ("12 answer_lines", "12 answer_sectors")}}
-# A tall shape of each, where lines cost several points on both GPUs, and for step 13 a tall one a tile wide,
-# where lines pay.
-LINES_PLANT = [("13", "60000x6000"), ("13", "1000003x33"), ("12", "100001x1001")]
-
-
-@pytest.mark.parametrize("step", sorted(LINES_RULES))
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
-def test_the_default_asks_for_lines_where_they_pay_at_every_shape_of_the_lines_study(study, step):
-    trailing = trailing_shapes(results.load(study, "bench"), **LINES_RULES[step])
-    assert trailing == [], f"{rel(study)}: step {step}'s default is more than 2 % slower at {' '.join(trailing)}"
-
-
-@pytest.mark.parametrize("step, shape", LINES_PLANT)
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-lines.csv")))
-def test_a_lines_study_where_the_default_takes_the_slower_loads_is_caught(study, step, shape):
-    frame, rule = results.load(study, "bench"), LINES_RULES[step]
-    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
-    named = frame["step"] + " " + frame["kernel"]
-    default = at & (named == rule["ours"])
-    others = frame[at & named.isin(rule["others"])]
-    assert default.sum() == 1
-    frame.loc[default, ["min_ms", "median_ms"]] = others[["min_ms", "median_ms"]].max().to_numpy()
-    assert trailing_shapes(frame, **rule) == [shape]
-
-
-# Shapes at which the fastest kernel on one GPU trails on the other by more than the margin, so that a rule of
-# shape alone trails on one of them (appendix 12 shows both): the H100's kernel there is step 12's pick.
-SPLIT_WINNERS = {"docs/results/h200-narrow.csv": ["1000003x33"]}
-
-
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv", "docs/results/*-pitch.csv",
-                                                  "docs/results/*-runs.csv")))
-def test_step_12_is_level_with_steps_09_and_11_at_every_shape_of_a_study(study):
-    trailing, split = trailing_shapes(results.load(study, "bench")), SPLIT_WINNERS.get(rel(study), [])
-    assert trailing == split, f"{rel(study)}: step 12's answer is more than 2 % slower at {' '.join(trailing)}" + (
-        f" (expected at {' '.join(split)} alone: appendix 12 names them)" if split else "")
-
-
-# ------------------------------------------------------ step 12's answer against the bounds of its pattern
-PATTERN_BOUNDS = ("swap_down", "swap_across")  # whole tiles moved untransposed, in either tile order
-PATTERN_TARGET = 95.0  # the bar's % of copy for odd and flat matrices (appendix 12)
-
-
-def answer_and_better_bound(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per shape of step 12 (rows, cols, offset as index): the answer's % of copy and the better bound's."""
-    rows = frame[frame["step"] == "12"]
-    pct = rows.pivot_table(index=["rows", "cols", "offset"], columns="kernel", values="pct_of_copy")
-    return pd.DataFrame({"answer": pct["answer"], "bound": pct[list(PATTERN_BOUNDS)].max(axis=1)}).dropna()
-
-
-def whole_chunk_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The shapes where the bounds move 16-byte chunks: rows of in and of out whole chunks, no offset."""
-    rows, cols, offset = (table.index.get_level_values(level) for level in ("rows", "cols", "offset"))
-    return table[(rows % 4 == 0) & (cols % 4 == 0) & (offset == 0)]
-
-
-def behind_the_bound(table: pd.DataFrame, margin: float) -> list[str]:
-    """'ROWSxCOLS' of each shape where the answer trails the better bound by more than margin points."""
-    behind = table[table["answer"] < table["bound"] - margin]
-    return [f"{r}x{c}" for r, c, _ in behind.index]
-
-
-def bound_reaching_the_target_off_256(table: pd.DataFrame) -> list[str]:
-    """'ROWSxCOLS' of each shape with a row pitch, of in or of out, off 256 bytes whose better bound reaches 95 %."""
-    rows, cols = table.index.get_level_values("rows"), table.index.get_level_values("cols")
-    off = table[((rows * 4) % 256 != 0) | ((cols * 4) % 256 != 0)]
-    return [f"{r}x{c}" for r, c, _ in off[off["bound"] >= PATTERN_TARGET].index]
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_the_answer_is_within_a_point_of_its_patterns_better_bound_at_the_bars_whole_chunk_shapes(gpu):
-    frame = results.load(results.path(gpu), "bench")
-    if not set(PATTERN_BOUNDS) <= set(frame["kernel"]):
-        pytest.skip(f"{results.path(gpu).name} predates swap_across: make bench RERUN=12 on that GPU")
-    table = whole_chunk_rows(answer_and_better_bound(frame))
-    bar = {str(s) for s in bar_shapes_without_offset()}
-    table = table[[f"{r}x{c}" in bar for r, c, _ in table.index]]
-    assert len(table) >= 8 and behind_the_bound(table, 1.0) == []
-
-
-OTHER_PIECES = ("swap_down_128", "swap_across_128",   # the bounds moving 128 x 128 regions: 512-byte pieces
-                "swap_down_32", "swap_across_32")     # and 32 x 32 quadrants: 128-byte pieces
-
-
-def other_pieces_ahead(frame: pd.DataFrame, margin: float = 1.0) -> list[str]:
-    """'ROWSxCOLS' of each shape where a bound on 512- or 128-byte pieces runs more than margin points ahead of
-    both 64 x 64 ones (a point: what two runs of one bound can differ by)."""
-    pct = frame[frame["step"] == "12"].pivot_table(index=["rows", "cols"], columns="kernel", values="pct_of_copy")
-    other = pct.reindex(columns=list(OTHER_PIECES)).max(axis=1) > pct[list(PATTERN_BOUNDS)].max(axis=1) + margin
-    return [f"{r}x{c}" for r, c in pct[other].index]
-
-
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-pattern.csv")))
-def test_the_pattern_study_holds_what_appendix_12_says(study):
-    frame = results.load(study, "bench")
-    table = answer_and_better_bound(frame)
-    assert len(table) == len(bench.PATTERN_SHAPES.split(","))
-    assert behind_the_bound(table, 2.0) == [], f"{rel(study)}: the answer trails the better bound by over 2 points"
-    assert bound_reaching_the_target_off_256(table) == [], f"{rel(study)}: a bound off 256 bytes reaches 95 %"
-    assert other_pieces_ahead(frame) == [], f"{rel(study)}: a bound on 512- or 128-byte pieces beats 256-byte ones"
-
-
-def misses_with_the_bound_past_the_target(frame: pd.DataFrame) -> list[str]:
-    """'ROWSxCOLS' of each shape of the bar's % of copy criteria, rows whole chunks and no offset, where the answer
-    misses its target while the best of step 12's swap bounds (every tile order and piece length) reaches it."""
-    table = whole_chunk_rows(answer_and_better_bound(frame).assign(
-        bound=frame[frame["step"] == "12"].pivot_table(index=["rows", "cols", "offset"], columns="kernel",
-                                                       values="pct_of_copy")
-        .reindex(columns=list(PATTERN_BOUNDS + OTHER_PIECES)).max(axis=1)))
-    found = []
-    for shapes, column, target, _ in tables.BARS["last_step"]["criteria"]:
-        if column != "pct_of_copy":
-            continue
-        for shape in shapes:
-            key = (shape.rows, shape.cols, shape.offset)
-            if key in table.index and table.loc[key, "answer"] < target <= table.loc[key, "bound"]:
-                found.append(f"{shape.rows}x{shape.cols}")
-    return found
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_where_the_answer_misses_the_bar_the_best_bound_misses_it_too(gpu):
-    frame = results.load(results.path(gpu), "bench")
-    if not set(OTHER_PIECES) <= set(frame["kernel"]):
-        pytest.skip(f"{results.path(gpu).name} predates {', '.join(OTHER_PIECES)}: make bench RERUN=12 on that GPU")
-    assert misses_with_the_bound_past_the_target(frame) == []
-    planted, square = frame.copy(), (frame["rows"] == 32768) & (frame["cols"] == 32768) & (frame["step"] == "12")
-    planted.loc[square & (planted["kernel"] == "answer"), "pct_of_copy"] = 90.0
-    planted.loc[square & (planted["kernel"] == "swap_down_32"), "pct_of_copy"] = 99.0
-    assert misses_with_the_bound_past_the_target(planted) == ["32768x32768"]
-
-
-def bf16_squares_against_the_bound(frame: pd.DataFrame) -> list[str]:
-    """'ROWSxCOLS' of each square of the bf16 bar's 97 % criterion, past L2 (16384 rows and more), where step 13's
-    default misses the target while its bound `swap_down` reaches it, or trails the bound by more than a point:
-    appendix 13's "The bound of the tiles' pattern" says neither happens."""
-    table = frame[frame["step"] == "13"].pivot_table(index=["rows", "cols", "offset"], columns="kernel",
-                                                     values="pct_of_copy")
-    found = []
-    for shapes, column, target, _ in tables.BARS["bf16"]["criteria"]:
-        if column != "pct_of_copy":
-            continue
-        for shape in shapes:
-            if shape.rows != shape.cols or shape.rows < 16384 or shape.offset:
-                continue
-            default, bound = table.loc[(shape.rows, shape.cols, 0), ["prmt", "swap_down"]]
-            if default < target <= bound or default < bound - 1.0:
-                found.append(f"{shape.rows}x{shape.cols}")
-    return found
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_where_the_bf16_default_misses_a_large_square_its_bound_misses_too(gpu):
-    frame = results.load(results.path(gpu), "bench")
-    assert bf16_squares_against_the_bound(frame) == []
-    square = (frame["rows"] == 32768) & (frame["cols"] == 32768) & (frame["step"] == "13")
-    past, ahead = frame.copy(), frame.copy()
-    past.loc[square & (past["kernel"] == "swap_down"), "pct_of_copy"] = 97.5
-    ahead.loc[square & (ahead["kernel"] == "prmt"), "pct_of_copy"] -= 3.0
-    assert bf16_squares_against_the_bound(past) == ["32768x32768"]
-    assert bf16_squares_against_the_bound(ahead) == ["32768x32768"]
-
-
-# Both GPUs' L2 (50 and 60 MiB) is smaller: past it the tile order decides what DRAM reads twice.
-PAST_BOTH_L2_BYTES = 60 * 2**20
-
-
-def tile_orders(frame: pd.DataFrame) -> pd.DataFrame:
-    """Step 13's default beside its two fixed tile orders, % of copy, at each aligned shape past both L2s."""
-    table = frame[(frame["step"] == "13") & (frame["offset"] == 0)].pivot_table(
-        index=["rows", "cols"], columns="kernel", values="pct_of_copy")[["prmt", "prmt_down", "prmt_across"]]
-    sizes = table.index.get_level_values("rows") * table.index.get_level_values("cols") * 2
-    return table[sizes > PAST_BOTH_L2_BYTES]
-
-
-def order_rule_misses(table: pd.DataFrame) -> list[str]:
-    """'ROWSxCOLS' where the default trails the better of its two tile orders by more than 2 points."""
-    behind = table[["prmt_down", "prmt_across"]].max(axis=1) - table["prmt"] > 2.0
-    return [f"{rows}x{cols}" for rows, cols in table.index[behind]]
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_step_13s_tile_order_rule_keeps_up_with_either_order_past_l2_and_along_rows_everywhere_would_cost(gpu):
-    table = tile_orders(results.load(results.path(gpu), "bench"))
-    assert {"32768x32768", "50000x3000"} <= {f"{r}x{c}" for r, c in table.index}
-    assert order_rule_misses(table) == []
-    # Why the rule is not "along the rows everywhere": that order trails on a large square.
-    squares = table[table.index.get_level_values("rows") == table.index.get_level_values("cols")]
-    assert (squares["prmt"] - squares["prmt_across"]).max() > 1.0
-    planted = table.copy()
-    planted.loc[(50000, 3000), "prmt"] = planted.loc[(50000, 3000), "prmt_across"] - 2.5
-    assert order_rule_misses(planted) == ["50000x3000"]
-
-
-# Shapes at which the rows' order wins on one GPU and trails on the other by more than the margin, so that a rule of
-# shape alone trails on one of them (appendix 13 shows both): from 2 : 1 to 4 : 1 the default keeps the columns'
-# order, which the H200 needs there.
-ORDER_SPLIT = {"docs/results/h100-80gb-hbm3-order.csv": ["32000x16008", "36000x12008"]}
-
-
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-order.csv")))
-def test_step_13s_tile_order_rule_keeps_up_with_either_order_at_every_shape_of_the_order_study(study):
-    table, split = tile_orders(results.load(study, "bench")), ORDER_SPLIT.get(rel(study), [])
-    assert len(table) >= 5, f"{rel(study)}: the order study has shapes past both L2s"
-    assert order_rule_misses(table) == split, f"{rel(study)}: the default trails the better tile order" + (
-        f" (expected at {' '.join(split)} alone: appendix 13 names them)" if split else "")
-    # Plant a default 2.5 points behind the better order where the two orders differ most: it must be caught.
-    gap = (table["prmt_down"] - table["prmt_across"]).abs()
-    rows, cols = gap.idxmax()
-    planted = table.copy()
-    planted.loc[(rows, cols), "prmt"] = planted.loc[(rows, cols), ["prmt_down", "prmt_across"]].max() - 2.5
-    assert set(order_rule_misses(planted)) == {*split, f"{rows}x{cols}"}
-
-
-def counters_at(frame: pd.DataFrame, rows: int, cols: int) -> pd.DataFrame:
-    """The profile at rows x cols (no offset): one row per (step, kernel), one column per metric, numeric, with the
-    share of the cycles DRAM was active as `dram_active`."""
-    at = frame[(frame["rows"] == rows) & (frame["cols"] == cols) & (frame["offset"] == 0)]
-    at = at.assign(value=pd.to_numeric(at["value"], errors="coerce"))
-    value = at.pivot_table(index=["step", "kernel"], columns="metric", values="value", aggfunc="last")
-    return value.assign(dram_active=value["dram__cycles_active.sum"] / value["dram__cycles_elapsed.sum"])
-
-
-def scaled_counter(frame: pd.DataFrame, kernel: tuple[str, str], rows: int, metric: str, factor: float):
-    """A copy of the profile with one (step, kernel)'s metric at the shape of that many rows multiplied: a planted
-    contradiction."""
-    planted = frame.copy()
-    at = ((planted["step"] == kernel[0]) & (planted["kernel"] == kernel[1]) & (planted["rows"] == rows)
-          & (planted["metric"] == metric))
-    planted.loc[at, "value"] = pd.to_numeric(planted.loc[at, "value"]) * factor
-    return planted
-
-
-def odd_shape_counter_disagreements(frame: pd.DataFrame) -> list[str]:
-    """What in appendix 13's "Why the odd shapes stop short" the profile at 10007 x 7919 contradicts: the bf16
-    default moves the matrix's own bytes (within 10 %), and DRAM is active for a smaller share of the cycles under
-    it than under the float32 answer, and under that than under the copy kernel."""
-    value = counters_at(frame, 10007, 7919)
-    active = value["dram_active"]
-    ours, answer, copy = ("13", "prmt"), ("12", "answer"), ("12", "copy_kernel")
-    found = []
-    if abs(value.loc[ours, "dram__bytes.sum"] / (2 * 2 * 10007 * 7919) - 1) > 0.10:
-        found.append("the bf16 default's DRAM bytes are not the matrix's")
-    if not active[ours] < active[answer] < active[copy]:
-        found.append("DRAM's active share does not fall from the copy to the float32 answer to the bf16 default")
-    return found
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_the_odd_shapes_counter_says_what_appendix_13_reads_in_it(gpu):
-    frame = profile.load_profile(results.path(gpu, "profile"))
-    assert odd_shape_counter_disagreements(frame) == []
-    busy = scaled_counter(frame, ("13", "prmt"), 10007, "dram__cycles_active.sum", 1.5)
-    assert len(odd_shape_counter_disagreements(busy)) == 1
-
-
-def square_order_counter_disagreements(frame: pd.DataFrame) -> list[str]:
-    """What in appendix 13's "How tall before the rows' order pays" the profile at 25008 x 25000 contradicts: along
-    the rows DRAM reads `in` once (within 1 %), down the columns more, and yet DRAM is active for a smaller share of
-    the cycles along the rows."""
-    value = counters_at(frame, 25008, 25000)
-    down, across = value.loc[("13", "prmt_down")], value.loc[("13", "prmt_across")]
-    found = []
-    if abs(across["dram__bytes_read.sum"] / (2 * 25008 * 25000) - 1) > 0.01:
-        found.append("along the rows DRAM does not read in once")
-    if not down["dram__bytes_read.sum"] > across["dram__bytes_read.sum"]:
-        found.append("down the columns DRAM reads no more than along the rows")
-    if not across["dram_active"] < down["dram_active"]:
-        found.append("DRAM is active for no smaller share of the cycles along the rows")
-    return found
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_the_square_tile_order_counter_says_what_appendix_13_reads_in_it(gpu):
-    frame = profile.load_profile(results.path(gpu, "profile"))
-    assert square_order_counter_disagreements(frame) == []
-    busy = scaled_counter(frame, ("13", "prmt_across"), 25008, "dram__cycles_active.sum", 1.5)
-    assert square_order_counter_disagreements(busy) == [
-        "DRAM is active for no smaller share of the cycles along the rows"]
-
-
-def bound_counter_disagreements(frame: pd.DataFrame) -> list[str]:
-    """What in appendix 13's "The bound of the tiles' pattern" the profile at 16384 x 16384 contradicts: the bf16
-    default and its bound `swap_down` keep DRAM active for the same share of the cycles (within 0.02), both below
-    the copy kernel's share."""
-    active = counters_at(frame, 16384, 16384)["dram_active"]
-    ours, bound, copy = active[("13", "prmt")], active[("13", "swap_down")], active[("12", "copy_kernel")]
-    found = [] if abs(ours - bound) <= 0.02 else ["the default and its bound keep DRAM busy for different shares"]
-    return found + ([] if max(ours, bound) < copy else ["the bound's pattern keeps DRAM as busy as the copy"])
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_the_bf16_bound_counter_says_what_appendix_13_reads_in_it(gpu):
-    frame = profile.load_profile(results.path(gpu, "profile"))
-    assert bound_counter_disagreements(frame) == []
-    idle = scaled_counter(frame, ("13", "swap_down"), 16384, "dram__cycles_active.sum", 0.8)
-    assert bound_counter_disagreements(idle) == ["the default and its bound keep DRAM busy for different shares"]
-
-
-# The bar's large matrices in appendix 12's tables of the bounds on other piece lengths.
-LARGE_SHAPES = ("32768x32768", "16384x16384", "20000x20000", "3000x50000", "50000x3000")
-
-
-@pytest.mark.parametrize("gpu", results.gpus()["slug"])
-def test_no_bound_on_other_pieces_leads_at_the_bars_large_matrices(gpu):
-    frame = results.load(results.path(gpu), "bench")
-    if not set(OTHER_PIECES) <= set(frame["kernel"]):
-        pytest.skip(f"{results.path(gpu).name} predates {', '.join(OTHER_PIECES)}: make bench RERUN=12 on that GPU")
-    frame = frame[(frame["rows"].astype(str) + "x" + frame["cols"].astype(str)).isin(LARGE_SHAPES)
-                  & (frame["offset"] == 0)]
-    assert len(frame.drop_duplicates(["rows", "cols"])) == len(LARGE_SHAPES)
-    assert other_pieces_ahead(frame) == []
-
-
-def test_a_pattern_study_that_contradicts_appendix_12_is_caught():
-    frame = results.load(schema.RESULTS / "h100-80gb-hbm3-pattern.csv", "bench")
-    table = answer_and_better_bound(frame)
-    assert behind_the_bound(table, 2.0) == [] and bound_reaching_the_target_off_256(table) == []
-    slow, fast = table.copy(), table.copy()
-    slow.loc[(8200, 8200, 0), "answer"] -= 5
-    fast.loc[(8196, 8196, 0), "bound"] = 96.0
-    fast.loc[(8256, 8256, 0), "bound"] = 99.0   # a multiple of 256 bytes either way: allowed
-    assert behind_the_bound(slow, 2.0) == ["8200x8200"]
-    assert bound_reaching_the_target_off_256(fast) == ["8196x8196"]
-    assert other_pieces_ahead(frame) == []
-    for kernel, rows, cols in (("swap_down_128", 10008, 7920), ("swap_across_32", 8196, 8196)):
-        fast = frame[(frame["kernel"] == "swap_down") & (frame["rows"] == rows)].assign(kernel=kernel, pct_of_copy=99.0)
-        planted = pd.concat([frame[~((frame["kernel"] == kernel) & (frame["rows"] == rows))], fast])
-        assert other_pieces_ahead(planted) == [f"{rows}x{cols}"]
+# ------------------------------------------------------------------ findings: the verdicts the prose words
+# Each checker of lab/tables.py on small frames made for it, the verdict held and then flipped; the committed results
+# only have to render (a re-measured GPU changes the words, never a test).
+def synthetic(*rows) -> pd.DataFrame:
+    """A results frame of ("STEP KERNEL", "ROWSxCOLS[+OFFSET]", % of copy, median ms[, fastest ms[, role]])."""
+    records = []
+    for name, shape, pct, ms, *rest in rows:
+        step, kernel = name.split()
+        side = results.Shape.parse(shape)
+        records.append({"step": step, "kernel": kernel, "role": rest[1] if len(rest) > 1 else "kernel",
+                        "rows": side.rows, "cols": side.cols, "offset": side.offset, "pct_of_copy": pct,
+                        "median_ms": ms, "min_ms": rest[0] if rest else ms})
+    return pd.DataFrame(records)
+
+
+def labels(shapes) -> list[str]:
+    return [shape.label() for shape in shapes]
+
+
+def test_slower_needs_both_runs_slower_and_a_planted_wrong_pick_is_caught():
+    frame = synthetic(("12 answer", "65x1220703", 90.0, 1.00), ("11 long_runs", "65x1220703", 90.0, 1.00),
+                      ("12 answer", "100x800003", 90.0, 1.00, 1.05), ("11 any_shape", "100x800003", 90.0, 1.00),
+                      ("11 any_shape", "200x400003", 90.0, 1.00))
+    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["200 x 400003"]   # not timed: listed
+    frame.loc[2, "median_ms"] = 1.05   # slower in its median run too: a wrong pick
+    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["100 x 800003", "200 x 400003"]
+
+
+def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
+    frame = synthetic(("12 answer", "8196x8196", 88.0, 1.0), ("12 swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
+                      ("12 swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
+                      ("12 answer", "8256x8256", 97.0, 1.0), ("12 swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
+    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0) == []
+    assert tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256) == []   # 8256 floats: 256-byte rows
+    frame.loc[0, "pct_of_copy"], frame.loc[2, "pct_of_copy"] = 85.0, 96.0
+    assert labels(tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0)) == ["8196 x 8196"]
+    assert labels(tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256)) == ["8196 x 8196"]
+    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0, tables.LARGE) == []   # not a shape asked for
+
+
+def test_missed_names_the_bars_shapes_and_a_planted_bound_past_the_target_is_caught():
+    frame = synthetic(("12 answer", "32768x32768", 95.0, 1.0), ("12 swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
+                      ("12 answer", "1024x1024", 90.0, 1.0))   # not a shape of the bar
+    assert labels(tables.missed(frame, "12", "last_step")) == ["32768 x 32768"]
+    assert tables.missed(frame, "12", "last_step", tables.BOUNDS_64) == []
+    frame.loc[1, "pct_of_copy"] = 98.0
+    assert labels(tables.missed(frame, "12", "last_step", tables.BOUNDS_64)) == ["32768 x 32768"]
+
+
+def test_busy_as_copy_and_peers_ahead_and_planted_cases_that_flip_them():
+    def share(kernel: str, value: float) -> dict:
+        step, name = kernel.split()
+        return {"step": step, "kernel": name, "rows": 32768, "cols": 32768, "offset": 0,
+                "metric": "dram_active_fraction", "value": value}
+    counters = pd.DataFrame([share("12 answer", 0.80), share("12 copy_kernel", 0.85)])
+    assert tables.busy_as_copy(counters, results.Shape(32768, 32768), ["12 answer"]) == []
+    counters.loc[0, "value"] = 0.85
+    assert tables.busy_as_copy(counters, results.Shape(32768, 32768), ["12 answer"]) == ["12 answer"]
+    peers = pd.DataFrame([{"peer": "tutorial", "role": "tutorial", "rows": 8192, "cols": 8192, "pct_of_copy": 97.0,
+                           "check": "PASS"}, {"peer": "triton", "role": "peer", "rows": 8192, "cols": 8192,
+                                              "pct_of_copy": 97.5, "check": "PASS"}])
+    assert tables.peers_ahead(peers) == []
+    peers.loc[1, "pct_of_copy"] = 98.5
+    assert tables.peers_ahead(peers) == ["triton at 8192 x 8192"]
+
+
+@pytest.fixture
+def results_copy(tmp_path, monkeypatch):
+    """A copy of docs/results/ that the tables read instead, their caches emptied before and after."""
+    folder = tmp_path / "results"
+    shutil.copytree(schema.RESULTS, folder)
+    monkeypatch.setattr(schema, "RESULTS", folder)
+    tables.load.cache_clear(), tables.default_names.cache_clear()
+    yield folder
+    tables.load.cache_clear(), tables.default_names.cache_clear()
+
+
+def plant_gpu(folder: Path, slug: str = "planted", front_page: str = "no") -> None:
+    """Another GPU in a results folder: the front page GPU's files under a new slug, and its row in gpus.csv."""
+    for file in [f for f in folder.iterdir() if f.name == f"{FRONT_GPU}.csv" or f.name.startswith(f"{FRONT_GPU}-")]:
+        shutil.copy(file, folder / file.name.replace(FRONT_GPU, slug, 1))
+    with open(folder / "gpus.csv", "a") as gpus:
+        gpus.write(f"{slug},NVIDIA {slug.title()},{front_page}\n")
+
+
+def test_a_gpu_added_by_its_files_and_a_row_of_gpus_csv_renders_every_template(results_copy):
+    plant_gpu(results_copy)
+    (results_copy / "planted-order.csv").unlink()   # a study that GPU has not run
+    for template in TEMPLATES:
+        docs.render(docs.environment(docs.root_of(template)), template, FRONT_GPU)
+    page = docs.render(docs.environment(), ROOT / "docs/last-points.md.j2", FRONT_GPU)
+    assert "| finding | NVIDIA H200 | NVIDIA H100 80GB HBM3 | NVIDIA Planted |" in page
+    assert "| not measured |" in page
+
+
+def test_a_planted_bound_past_the_bar_changes_the_words_of_the_last_points(results_copy):
+    """The only GPU a planted one: its bounds far below the bar, then one past it where the answer misses."""
+    (results_copy / "gpus.csv").write_text("slug,name,front_page\n")
+    plant_gpu(results_copy, front_page="yes")
+    sweep = results.load(results_copy / "planted.csv", "bench")
+    bounds = sweep["role"] == "bound"
+    results.write(sweep.assign(pct_of_copy=sweep["pct_of_copy"].where(~bounds, 50.0)), results_copy / "planted.csv",
+                  "bench")
+    template = ROOT / "docs/last-points.md.j2"
+    assert "On every GPU measured, where a default misses the bar" in docs.render(docs.environment(), template,
+                                                                                    "planted")
+    square = bounds & (sweep["step"] == "12") & (sweep["kernel"] == "swap_down") & (sweep["rows"] == 32768) \
+        & (sweep["cols"] == 32768)
+    sweep.loc[bounds & ~square, "pct_of_copy"], sweep.loc[square, "pct_of_copy"] = 50.0, 99.0
+    results.write(sweep, results_copy / "planted.csv", "bench")
+    tables.load.cache_clear()
+    page = docs.render(docs.environment(), template, "planted")
+    assert "Where the first or third row lists a" in page
+    assert "| the bar's shapes where the answer misses and a bound of its pattern reaches it | 32768 x 32768 |" in page
+
+
+def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypatch):
+    page = tables.Page(ROOT / "docs", FRONT_GPU)
+    with pytest.raises(tables.TemplateError, match="no finding 'no_such_finding'"):
+        tables.found(page, "no_such_finding")
+    what, _, how = tables.FINDINGS["pitch_12"]
+    monkeypatch.setitem(tables.FINDINGS, "pitch_12", (what, "no-such-study", how))
+    with pytest.raises(tables.TemplateError, match="no GPU has the results of finding 'pitch_12'"):
+        tables.found(page, "pitch_12")
 
 
 def bar_shapes_without_offset(bar: str = "last_step") -> set[str]:
@@ -551,74 +274,6 @@ def test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset(dtype, bar)
     from lab import peers   # here: a test below names its results file `peers`
     ran = {str(results.Shape.parse(s)) for s in peers.DTYPES[dtype].shapes.split(",")}
     assert ran == bar_shapes_without_offset(bar)
-
-
-# Peers ahead of the answer of their element type by more than a point of copy, per peers file:
-# docs/results.md names each of them.
-PEERS_AHEAD: dict[str, list[str]] = {}
-
-
-def peers_ahead(frame) -> list[str]:
-    """'peer ROWSxCOLS' of each peer more than one point of copy ahead of the tutorial at its shape."""
-    frame = frame[frame["check"] == "PASS"]
-    shape = frame["rows"].astype(str) + "x" + frame["cols"].astype(str)
-    ours = frame[frame["role"] == "tutorial"].set_index(shape[frame["role"] == "tutorial"])["pct_of_copy"]
-    peers = frame[frame["role"] == "peer"].assign(shape=shape)
-    ahead = peers[peers["pct_of_copy"] > peers["shape"].map(ours) + 1]
-    return sorted(ahead["peer"] + " " + ahead["shape"])
-
-
-@pytest.mark.parametrize("peers", **by_path(files("docs/results/*-peers.csv", "docs/results/*-peers-bf16.csv")))
-def test_the_peers_ahead_of_the_answer_are_the_ones_the_results_page_names(peers):
-    ahead = peers_ahead(results.load(peers, "peers"))
-    assert ahead == PEERS_AHEAD.get(rel(peers), []), f"{rel(peers)}: peers ahead by more than a point: {ahead}"
-    for name in ahead:
-        peer, shape = name.split()
-        gpu = rel(peers).split("/")[-1].split("-")[0].upper()   # h100-80gb-hbm3-peers.csv -> H100
-        assert f"`{peer}` on the {gpu} at {shape.replace('x', ' x ')}" in (ROOT / "docs/results.md.j2").read_text()
-
-
-def test_a_peer_ahead_of_the_answer_is_caught():
-    frame = results.load(schema.RESULTS / "h100-80gb-hbm3-peers.csv", "peers")
-    triton = (frame["peer"] == "triton") & (frame["rows"] == 8192) & (frame["cols"] == 8192)
-    assert triton.sum() == 1 and peers_ahead(frame) == []
-    frame.loc[triton, "pct_of_copy"] = 150.0
-    assert peers_ahead(frame) == ["triton 8192x8192"]
-
-
-# Step 13's default on the narrow study's shapes, in bf16: slabs, sector runs or tiles, against each of them.
-NARROW_16 = {"ours": "13 prmt", "others": ("13 slabs", "13 runs", "13 prmt_64x128")}
-
-
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
-def test_step_13s_default_is_level_with_its_slabs_runs_and_tiles_at_every_shape_of_the_narrow_study(study):
-    trailing = trailing_shapes(results.load(study, "bench"), **NARROW_16)
-    assert trailing == [], f"{rel(study)}: step 13's default is more than 2 % slower at {' '.join(trailing)}"
-
-
-@pytest.mark.parametrize("study", **by_path(files("docs/results/*-narrow.csv")))
-def test_a_narrow_study_where_step_13s_default_takes_the_slower_kernel_is_caught(study):
-    frame, shape = results.load(study, "bench"), "2x16777216"   # slabs lead the tiles and runs many times over
-    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
-    named = frame["step"] + " " + frame["kernel"]
-    default = at & (named == NARROW_16["ours"])
-    assert default.sum() == 1
-    frame.loc[default, ["min_ms", "median_ms"]] = frame[at & named.isin(NARROW_16["others"])][
-        ["min_ms", "median_ms"]].max().to_numpy()
-    assert trailing_shapes(frame, **NARROW_16) == [shape]
-
-
-@pytest.mark.parametrize("study, shape", [("narrow", "1000003x33"), ("pitch", "2500x10000"), ("runs", "65x1220703")])
-def test_a_study_where_step_12_picks_the_slower_kernel_is_caught(study, shape):
-    frame = results.load(schema.RESULTS / f"h100-80gb-hbm3-{study}.csv", "bench")
-    at = ((frame["rows"].astype(str) + "x" + frame["cols"].astype(str)) == shape) & (frame["role"] == "kernel")
-    answer = at & (frame["step"] == "12")
-    others = frame[at & frame["step"].isin(["09", "11"])]   # the slower is the kernel the rule did not pick
-    assert answer.sum() == 1
-    frame.loc[answer, "min_ms"] = others["min_ms"].max()
-    assert trailing_shapes(frame) == []   # slower in its fastest run alone: a lucky run of the other program
-    frame.loc[answer, "median_ms"] = others["median_ms"].max()
-    assert trailing_shapes(frame) == [shape]
 
 
 # ------------------------------------------------------------------ the copy bound
@@ -652,30 +307,31 @@ def test_the_profile_plan_is_well_formed_and_covers_every_profile_table_of_the_t
     assert profile.check_plan() + profile.plan_covers_templates() == []
 
 
-def test_a_plan_without_a_row_a_template_needs_is_caught():
+# Calls of the templates whose plan rows a planted plan lacks: (which call, the step whose rows go, which of them).
+PLAN_PLANTS = {
+    "a call's only row": (lambda a: "," not in a["steps"] and a.get("baselines") == "yes",
+                          lambda a: a["steps"], lambda plan, a: plan["step"] != ""),
+    "one of two variants": (lambda a: "," not in a["steps"] and "," in (a.get("variant") or ""),
+                            lambda a: a["steps"], lambda plan, a: plan["variant"] == a["variant"].split(",")[-1]),
+    "one step of two": (lambda a: "," in a["steps"] and bool(a.get("variant")),
+                        lambda a: a["steps"].split(",")[0], lambda plan, a: plan["step"] != ""),
+}
+
+
+@pytest.mark.parametrize("plant", PLAN_PLANTS)
+def test_a_plan_without_a_row_a_template_needs_is_caught(plant):
+    call, step_of, which = PLAN_PLANTS[plant]
     plan = profile.read_plan()
-    planted = plan[~((plan["step"] == "12") & (plan["shape"] == "16384x16384"))]
-    problems = profile.plan_covers_templates(planted)
-    assert problems and all("step 12 at 16384x16384" in p for p in problems)
-    assert {"12_tma.md.j2", "13_bf16.md.j2"} == {name for p in problems for name in ("12_tma.md.j2", "13_bf16.md.j2")
-                                                 if name in p}
 
+    def rows_of(arguments: dict) -> pd.Series:
+        return (plan["step"] == step_of(arguments)) & (plan["shape"] == arguments["shape"]) & which(plan, arguments)
 
-def test_a_plan_that_profiles_one_of_two_listed_variants_is_caught():
-    plan = profile.read_plan()
-    planted = plan[~((plan["step"] == "13") & (plan["shape"] == "100000x1000") & (plan["variant"] == "prmt_sectors"))]
-    assert len(planted) == len(plan) - 1
-    problems = profile.plan_covers_templates(planted)
-    assert problems and all("step 13 at 100000x1000" in p and "13_bf16.md.j2" in p for p in problems)
-
-
-def test_a_plan_where_one_step_of_a_two_step_table_profiles_nothing_listed_is_caught():
-    plan = profile.read_plan()
-    planted = plan[~((plan["step"] == "11") & (plan["shape"] == "16777216x2"))]
-    assert len(planted) == len(plan) - 1
-    problems = profile.plan_covers_templates(planted)
-    assert problems and all("16777216x2" in p and "12_tma.md.j2" in p for p in problems)
-    assert any("step 11 at 16777216x2" in p for p in problems)
+    where, arguments = next(((w, a) for w, name, a in profile.template_calls()
+                             if name == "profile" and call(a) and rows_of(a).any()), (None, None))
+    assert where, f"no profile() call of the templates to plant '{plant}' on"
+    step, shape = step_of(arguments), arguments["shape"]
+    problems = profile.plan_covers_templates(plan[~rows_of(arguments)])
+    assert any(where.split(":")[0] in p and f"step {step} at {shape}" in p for p in problems), problems
 
 
 def test_a_plan_without_the_peers_a_template_shows_is_caught():
@@ -860,6 +516,8 @@ APPENDIX = "move the rest to the step's appendix"
 LIMITS = {
     "prose_words": (WRITE_UPS, prose_words, lambda words: words <= 1200, APPENDIX),
     "table_rows": (WRITE_UPS, table_rows, lambda rows: rows <= 40, APPENDIX),
+    "appendix_words": (files("docs/appendix/*.md", "docs/last-points.md"), prose_words, lambda words: words <= 1500,
+                       "keep what a student needs; the history stays in git"),
     "svg_figure": (WRITE_UPS, SVG_IMAGE.search, bool, "no SVG figure (![caption](../img/NAME.svg))"),
     "header_words": (files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
     "readme_words": (files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
@@ -889,6 +547,7 @@ VALUE = '{{ value(step="01", shape="8192x8192", col="pct_of_copy") }}'
 PLANTED = [  # (limit, a text made to break it, what it measures there)
     ("prose_words", NOT_PROSE + "word " * 1197, 1201),
     ("table_rows", f"# Planted\n\n{TABLE}\n![a PNG](../img/x.png)\n", 41),
+    ("appendix_words", NOT_PROSE + "word " * 1497, 1501),
     ("svg_figure", "# Planted\n\n![a PNG](../img/x.png)\n[an SVG link](../img/x.svg)\n", None),
     ("header_words", "/**\n" + " * word\n" * 211 + " *     ./build/step01 --shapes 8x8\n */\nvoid k() {}\n", 211),
     ("header_words", "void k() {}\n", 0),
