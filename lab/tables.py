@@ -567,6 +567,8 @@ FINDINGS = {
                   lambda f: slower(f, ["13 prmt"], ["13 slabs", "13 runs", "13 prmt_64x128"])),
     "pitch_12": ("shapes where the answer is slower than steps 09 and 11", "pitch",
                  lambda f: slower(f, ["12"], ["09", "11"])),
+    "sectors_11": ("at 10007 x 7919, step 11's words or chunks ahead of its default, sector runs", "bench",
+                   lambda f: behind(f, ["11 any_shape"], ["11 words", "11 chunks"], 0.0, [Shape(10007, 7919)])),
     "runs_12": ("shapes where the answer is slower than either run length", "runs",
                 lambda f: slower(f, ["12"], ["11"])),
 }

@@ -33,7 +33,7 @@
  * quadrants), 16 floats each (four 16-byte chunks where every row starts on a 16-byte boundary,
  * else single floats), no shared memory, step 11's launch bounds. Where each
  * lands against the copy bound says what the pattern, and each half of it,
- * costs DRAM (docs/appendix/12_tma.md).
+ * costs DRAM (docs/last-points.md).
  */
 #ifndef TRANSPOSE_TILE_COPY_CUH
 #define TRANSPOSE_TILE_COPY_CUH

@@ -10,7 +10,7 @@
  * - **Order.** blockIdx.x runs down a column of tiles of `in`, so the
  *   blocks in flight write neighbouring 256-byte pieces of the same rows of
  *   `out`, the half of the pattern that costs DRAM least
- *   (docs/appendix/12_tma.md, the two tile copies).
+ *   (docs/last-points.md, the bounds of the pattern).
  * - **No loops.** One block per tile, so the tile's position is two
  *   products of block indices: the kernel fits 32 registers, and a
  *   multiprocessor holds 8 blocks instead of step 09's 5. A grid past the

@@ -10,7 +10,7 @@
  * writes each whole tile as it was read (::OUTPUT_TILES_SWAPPED; edge tiles
  * are transposed, so the harness can check the result). Where the default
  * runs level with it, the work on each tile is free and the pattern is the
- * limit, as step 12's `swap_down` showed for float32 (docs/appendix/12_tma.md).
+ * limit, as step 12's `swap_down` showed for float32 (docs/last-points.md).
  */
 #ifndef TRANSPOSE_TILE_SWAP16_CUH
 #define TRANSPOSE_TILE_SWAP16_CUH
