@@ -10,6 +10,7 @@
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-bf16.csv,
                                                             <gpu>-peers-profile.csv
     reference  the exercise solutions' timings (make reference-timings)
+    docs       the figures and the pages drawn from the results (make figures docs-tables)
 
 No batch named: all of them, in this order. --rerun 11,12 measures only those
 steps again in bench and profile and keeps the other steps' committed rows:
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from lab import machine, results, schema
 
-BATCHES = ("test", "bench", "profile", "peers", "reference")
+BATCHES = ("test", "bench", "profile", "peers", "reference", "docs")
 
 
 def step(name: str, command: list[str], log: Path | None = None) -> bool:
@@ -64,6 +65,8 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
                   make + ["order-study"], make + ["pattern-study"]],
         "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
         "peers": [make + ["peers"], make + ["peers-profile"]],
+        # A new GPU's plots, and the pages that name every GPU of gpus.csv, drawn from what it measured.
+        "docs": [make + ["figures"], make + ["docs-tables"]],
         # The timings the docs quote come from an H200; another GPU's go beside its other results.
         "reference": [make + ["reference-timings"] + ([] if gpu == "h200" else
                                                       [f"REFERENCE_CSV={results.path(gpu, 'reference-timings')}"])],

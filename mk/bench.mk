@@ -53,5 +53,5 @@ pattern-study: setup $(BUILD)/step12 ## time step 12's answer beside the bounds 
 timing-study: setup $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
 	@$(PYTHON) -m lab.bench --study timing --build '$(BUILD)' $(bench_gpu)
 
-gpu-session: setup ## everything that needs the GPU: test, bench, profile, peers, reference timings -> docs/results/
+gpu-session: setup ## everything that needs the GPU: test, bench, profile, peers, reference timings, then the figures and pages -> docs/
 	@$(PYTHON) -m lab.session $(BATCHES) $(if $(RERUN),--rerun '$(RERUN)')

@@ -57,11 +57,12 @@ def test_the_tile_kernel_is_the_one_that_gains_more(tmp_path, gpu):
         assert tuning.tile_kernel(gpu, tmp_path) == ahead
 
 
-def test_a_gpu_without_a_row_is_caught(tmp_path):
+def test_a_gpu_without_a_row_gets_the_default_and_is_no_problem(tmp_path):
+    """A new GPU is its results and a row of gpus.csv: the answer runs its default for GPUs not measured there."""
     planted = tmp_path / "answer_tuning.h"
     text = tuning.HEADER.read_text()
     planted.write_text("\n".join(line for line in text.splitlines() if '{"NVIDIA H200"' not in line))
-    assert tuning.check(header=planted) == ["NVIDIA H200 (gpus.csv) has no row in answer_tuning.h"]
+    assert tuning.check(header=planted) == []
 
 
 def test_tiles_down_trailing_step_09_by_more_than_2_points_at_one_shape_keeps_step_09(tmp_path):

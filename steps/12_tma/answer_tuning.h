@@ -8,7 +8,8 @@
  * Kept by hand, and checked: `python3 -m lab.tuning` (and `make test`)
  * reads each GPU's limit off its committed sweep (docs/results/h200.csv for
  * the H200: the file is named by the GPU's slug in docs/results/gpus.csv),
- * and fails if a row here disagrees or a GPU of gpus.csv has no row. The
+ * and fails if a row here disagrees with it (a GPU without a row runs the
+ * default below). The
  * rule: take the swept shapes on which the answer may run step 09's
  * 16-byte kernel (columns a multiple of 4, rows of `out` on
  * ANSWER_OUT_ROW_ALIGN bytes, both sides at least 64, offset 0) and group
