@@ -62,8 +62,8 @@ using tile_load = std::conditional_t<ASYNC && HAS_CP_ASYNC, load_by_cp_async, lo
  * transposed: COLUMN_MAJOR sends consecutive blocks down a column of tiles
  * of `in`, that is along the same rows of `out`.
  */
-static __device__ __forceinline__ void raster_tile(size_t t, size_t tiles_y, size_t tiles_x, unsigned order,
-                                                   size_t *tile_y, size_t *tile_x)
+static __host__ __device__ __forceinline__ void raster_tile(size_t t, size_t tiles_y, size_t tiles_x,
+                                                            unsigned order, size_t *tile_y, size_t *tile_x)
 {
     if (order & COLUMN_BANDS) {                                 // bands of tile columns: the same walk, transposed
         raster_tile(t, tiles_x, tiles_y, order & ~COLUMN_BANDS, tile_x, tile_y);
