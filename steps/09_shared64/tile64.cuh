@@ -12,7 +12,8 @@
  * changes how a tile is loaded and in which order the tiles are taken, and
  * steps 11 and 12 build on the same geometry. They include this file from
  * here (`#include "steps/09_shared64/tile64.cuh"`), so that each later step
- * file shows only its own idea.
+ * file shows only its own idea. The layouts and the float4 store run on the
+ * host too: tests/index_maps.cu plays them for the write-ups' figures.
  */
 #ifndef TRANSPOSE_TILE64_CUH
 #define TRANSPOSE_TILE64_CUH
