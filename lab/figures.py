@@ -3,17 +3,20 @@
     python3 -m lab.figures           draw everything into docs/img/
     python3 -m lab.figures --check   draw into a temporary folder; exit 1 if a committed file differs
 
-The write-ups' figures (fig-*.svg) are computed: the functions under "index arithmetic" repeat the
-kernels' index expressions, each naming the kernel it mirrors (change both together), and a figure
-draws what they say a warp or block touches. The plots (<gpu>-ladder, <gpu>-sizes) come from the
-float32 steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files
-byte for byte the same.
+The write-ups' figures (fig-*.svg) are computed: a figure draws what a warp or block touches, as
+steps 09-13's own index functions say (tests/index_maps.cu plays them on the host into
+docs/img/index-maps.csv: `make figures` writes it), or as steps 01-08's index lines, repeated under
+"index arithmetic" with the kernel each mirrors (change both together). The plots (<gpu>-ladder,
+<gpu>-sizes) come from the float32 steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and
+no dates keep the files byte for byte the same.
 """
 
 from __future__ import annotations
 
 import colorsys
+import csv
 import filecmp
+import functools
 import itertools
 import math
 import sys
@@ -47,6 +50,9 @@ BANKS = 32              # shared memory: 32 banks of 4 bytes
 H200_SMS = 132          # multiprocessors of an H200
 THREADS_PER_SM = 2048   # sm_90: 64 resident warps
 ROWS = COLS = 8192      # the shape a figure uses when it needs one
+CHUNK = FLOAT4 // FLOAT             # floats in a 16-byte chunk
+SECTOR_FLOATS = SECTOR // FLOAT     # floats in a sector
+TILE64 = 64             # the side of the tile of steps 09-12
 
 # ---------------------------------------------------------------- colours and sizes
 
@@ -73,8 +79,10 @@ def plural(n, word):
 
 
 # ---------------------------------------------------------------- index arithmetic
-# Lanes: CUDA numbers a block's threads x-fastest, tid = threadIdx.y * blockDim.x + threadIdx.x,
-# and a warp is 32 consecutive tid. Each function below names the kernel whose lines it repeats.
+# Steps 01-08 index inside their kernels: each function below repeats the lines of the kernel it names.
+# Steps 09-13 index in functions that tests/index_maps.cu plays on the host into docs/img/index-maps.csv
+# (make figures), which played() reads. Lanes: CUDA numbers a block's threads x-fastest,
+# tid = threadIdx.y * blockDim.x + threadIdx.x, and a warp is 32 consecutive tid.
 
 
 def lanes(warp, block_x):
@@ -126,112 +134,27 @@ WORD_OF = {   # the shared word of tile element (r, c) in the float tile of step
     "07": lambda r, c, tile: r * (tile + 1) + c,        # steps/07_shared_padded: tile[TILE][TILE + TILE_PADDING]
     "08": lambda r, c, tile: r * tile + (c ^ r),        # steps/08_shared_swizzle: tile[r][swizzled_col(r, c)]
 }
-CHUNKS_PER_ROW, ROWS_PER_PASS, BANK_GROUPS = 16, 16, 8   # steps/09_shared64/tile64.cuh: TILE 64, VEC 4
+INDEX_MAPS = IMG / "index-maps.csv"
 
 
-def chunk_slot(row, chunk, swizzle=True):
-    """Step 09's tile64.cuh, chunk_slot(), the 16-byte layout of steps 09 and 10; swizzle=False: in no kernel."""
-    return row * CHUNKS_PER_ROW + (chunk ^ ((row // 4) % BANK_GROUPS) if swizzle else chunk)
+@functools.cache
+def played(kind):
+    """{(i, j): value} of one map of docs/img/index-maps.csv; tests/index_maps.cu says what i, j and value are."""
+    with open(INDEX_MAPS, newline="") as file:
+        return {(int(row["i"]), int(row["j"])): int(row["value"]) for row in csv.DictReader(file) if row["map"] == kind}
 
 
-def vec4_slots(tid, swizzle=True, p=0, k=0):
-    """Steps 09 and 10 (vec4), thread tid: the chunk slot it stores pass p in, and the one it loads b[k] from."""
-    load_row, load_chunk = tid // CHUNKS_PER_ROW, tid % CHUNKS_PER_ROW      # steps/09_shared64/shared64.cuh
-    group, block_col = tid % CHUNKS_PER_ROW, tid // CHUNKS_PER_ROW         # step 09's tile64.cuh, store_block_vec4()
-    return (chunk_slot(load_row + p * ROWS_PER_PASS, load_chunk, swizzle),   # tile[chunk_slot(...)] = v[p]
-            chunk_slot(group * 4 + k, block_col, swizzle))                   # b[k] = tile[chunk_slot(...)]
+def table(kind):
+    """{i: [value, ... in the order of j]} of one map."""
+    rows = {}
+    for (i, _), value in sorted(played(kind).items()):
+        rows.setdefault(i, []).append(value)
+    return rows
 
 
-def word_slot(row, col):
-    """steps/09_shared64/tile64.cuh, word_slot(), the 4-byte layout of steps 09 and 10."""
-    return row * 64 + (col ^ (row % BANKS))
-
-
-COLUMN_BANDS = 0x80000000   # steps/10_shared64_async/shared64_async.cu
-COLUMN_MAJOR = COLUMN_BANDS | 1
-
-
-def raster_tile(t, tiles_y, tiles_x, order):
-    """steps/10_shared64_async/shared64_async.cu, raster_tile(): (tile_y, tile_x) of block t."""
-    if order & COLUMN_BANDS:      # bands of tile columns: the same walk, transposed
-        tile_x, tile_y = raster_tile(t, tiles_x, tiles_y, order & ~COLUMN_BANDS)
-        return tile_y, tile_x
-    group = min(order, tiles_y)
-    band = t // (group * tiles_x)
-    first = band * group
-    height = min(tiles_y - first, group)
-    local = t - band * group * tiles_x
-    return first + local % height, local // height
-
-
-AS_TILE, AS_VEC, SR_SECTOR = 64, 4, 8                    # steps/11_any_shape: TILE, VEC, SR_SECTOR
-AS_ROWS, AS_COLS = 10007, 7919                           # the misaligned shape its write-up measures
-
-
-def load_row_chunks(first, width=AS_TILE):
-    """steps/11_any_shape/any_shape.cuh, load_row_chunk(): the shift of a tile row, the tile column of each chunk."""
-    shift = first % AS_VEC        # first: the index in in of the row's first float
-    columns = [k * AS_VEC - shift for k in range(AS_TILE // AS_VEC + 1)]
-    return shift, [c for c in columns if c < width]
-
-
-def store_run(first, height=AS_TILE):
-    """steps/11_any_shape/any_shape.cuh, store_tile_any_shape(): a run of out as (head floats, whole chunks, tail)."""
-    head = min((AS_VEC - first % AS_VEC) % AS_VEC, height)
-    whole = (height - head) // AS_VEC
-    return head, whole, height - head - whole * AS_VEC
-
-
-def sector_run(rows, row0, j):
-    """steps/11_any_shape/sector_runs.cuh, sr_run(), lead 0: the run [first, last) of out row j tiles at row0 own."""
-    shift = (SR_SECTOR - (j * rows) % SR_SECTOR) % SR_SECTOR
-    start = 0 if row0 == 0 else row0 + shift
-    return min(start, rows), min(row0 + AS_TILE + shift, rows)
-
-
-def swizzled_chunk(row, chunk):
-    """steps/12_tma/tma_tile.cuh, swizzled_chunk(), in chunks: CU_TENSOR_MAP_SWIZZLE_128B."""
-    return chunk ^ (row % 8)
-
-
-def tma_thread_block(tid):
-    """steps/12_tma/tma_tile.cuh, tma_thread_block(): the 4-row group g and 4-column group b of a thread."""
-    lane, warp = tid % 32, tid // 32
-    return lane // 4 + 8 * (warp % 2), lane % 4 + 4 * (warp // 2)
-
-
-BF16_CHUNK, BF16_TILE_ROWS, BF16_TILE_COLS = 8, 64, 128   # steps/13_bf16: T16_CHUNK, tile16<64, 128>
-BF16_CHUNKS_PER_ROW = BF16_TILE_COLS // BF16_CHUNK
-
-
-def t16_slot(r, k):
-    """steps/13_bf16/bf16.cuh, t16_slot(): where chunk k of tile row r lives, in 16-byte chunks."""
-    return r * BF16_CHUNKS_PER_ROW + (k ^ ((r ^ r // BF16_CHUNK) % BF16_CHUNK))
-
-
-def t16_pair_job(item):
-    """steps/13_bf16/bf16.cuh, t16_pair_job(): the row group g and column pair h of PRMT job item."""
-    group_blocks, lane, warp_item = BF16_TILE_ROWS // 64, item % WARP, item // WARP
-    return warp_item % group_blocks * 8 + lane % 8, warp_item // group_blocks * 4 + lane // 8
-
-
-def pair_word(item, k):
-    """t16_store_prmt(): the 4-byte word of the tile that job item reads as w[k]: row 8 g + k, columns 2h, 2h + 1."""
-    g, h = t16_pair_job(item)
-    return t16_slot(g * BF16_CHUNK + k, 2 * h // BF16_CHUNK) * 4 + h % 4
-
-
-def port_element(item, k, high):
-    """t16_store_port(): the 2-byte element of the tile that item reads for word k (high: its upper half)."""
-    groups = BF16_TILE_ROWS // BF16_CHUNK
-    g, c = item % groups, item // groups
-    return t16_slot(g * BF16_CHUNK + 2 * k + high, c // BF16_CHUNK) * BF16_CHUNK + c % BF16_CHUNK
-
-
-def byte_perm(x, y, selector):
-    """__byte_perm(x, y, selector) (PRMT): byte i of the result is byte (selector >> 4 i) & 7 of y:x."""
-    both = y << 32 | x
-    return sum((both >> 8 * ((selector >> 4 * i) & 7) & 0xFF) << 8 * i for i in range(4))
+def per_lane(kind):
+    """The values of a map whose i is a lane, lane 0 first."""
+    return [values[0] for values in table(kind).values()]
 
 
 # ---------------------------------------------------------------- what the hardware does
@@ -255,7 +178,7 @@ def wavefronts(places, width=1):
     for group, group_lanes in enumerate(groups):      # lane groups are served one after another
         rows, seen = [], {}
         for lane in group_lanes:
-            bank = places[lane] % BANKS if width == 1 else places[lane] % BANK_GROUPS * 4
+            bank = places[lane] % BANKS if width == 1 else places[lane] % (BANKS // 4) * 4
             in_bank = seen.setdefault(bank, [])
             if places[lane] not in in_bank:
                 in_bank.append(places[lane])
@@ -492,16 +415,15 @@ def fig_09_banks():
     c = Canvas("Step 09: 16-byte shared accesses, chunk c of row r at c ^ ((r / 4) % 8)")
     detail = "vec4 (block 32 x 8): warp 0, lane = tid; a float4 fills 4 banks; one quarter-warp is served at a time"
     bank_panel(c, "shared store: tile[chunk_slot(load_row, load_chunk)]", detail + " (pass p = 0)",
-               wavefronts([vec4_slots(tid)[0] for tid in range(WARP)], 4), 4)
+               wavefronts(per_lane("vec4_store"), 4), 4)
     bank_panel(c, "shared load: tile[chunk_slot(group * 4 + k, block_col)]", detail + " (k = 0)",
-               wavefronts([vec4_slots(tid)[1] for tid in range(WARP)], 4), 4)
-    plain = wavefronts([vec4_slots(tid, swizzle=False)[1] for tid in range(WARP)], 4)
+               wavefronts(per_lane("vec4_load"), 4), 4)
+    plain = wavefronts(per_lane("vec4_load_plain"), 4)
     first = [(group, row) for group, row in plain if group == 0]
     bank_panel(c, "the same load without the swizzle: chunk c of a 16-chunk row at c",
                "lanes 0-7 only: chunk 0 of tile rows 0, 4, ..., 28, which all start in bank group 0", first, 4,
                f"{len(first)}-way conflict: {len(first)} wavefronts here, {len(plain)} for the warp")
-    scalar = [len(wavefronts([word_slot(*rc) for rc in pairs]))
-              for pairs in ([(ty, tx) for _, tx, ty in lanes(0, 32)], [(tx, ty) for _, tx, ty in lanes(0, 32)])]
+    scalar = [len(wavefronts(per_lane(kind))) for kind in ("word_store", "word_load")]
     c.line(f"The 4-byte kernel (steps/09_shared64/tile64.cuh, word_slot(): c ^ (r % 32)): store {scalar[0]}, "
            f"load {scalar[1]} wavefront per warp access.", color=MUTED, step=1.3)
     return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the 4-bank group it hits"),
@@ -510,16 +432,16 @@ def fig_09_banks():
 
 # ---------------------------------------------------------------- tiles: figure 10
 
-TILES, FIRST_WAVE, TILE_CELL = 8, 16, 1.5   # 8 x 8 tiles, a toy GPU that holds 16 blocks at once
+FIRST_WAVE, TILE_CELL = 16, 1.5   # a toy GPU that holds 16 blocks at once
 
 
-def tile_order_panel(c, order, name, walk):
-    """Block t's tile of in (raster_tile()) and of out, and what the first wave touches."""
-    block_at = {raster_tile(t, TILES, TILES, order): t for t in range(TILES * TILES)}
-    in_numbers = [[block_at[(row, col)] for col in range(TILES)] for row in range(TILES)]
+def tile_order_panel(c, kernel, name, walk):
+    """Block t's tile of in (raster_tile() in the kernel's order) and of out, and what the first wave touches."""
+    in_numbers = list(table(kernel).values())       # the block at each tile (tile_y, tile_x)
+    tiles = len(in_numbers)
     out_numbers = [list(column) for column in zip(*in_numbers, strict=True)]   # tile (y, x) of in is (x, y) of out
     c.heading(name, walk)
-    top, span = c.y + 0.8, TILES * TILE_CELL
+    top, span = c.y + 0.8, tiles * TILE_CELL
     out_x = X0 + span + 5
     for x, numbers, caption in ((X0, in_numbers, "in: block t takes tile (tile_y, tile_x)"),
                                 (out_x, out_numbers, "out: where that block writes")):
@@ -531,7 +453,7 @@ def tile_order_panel(c, order, name, walk):
                        str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
     c.arrow((X0 + span + 0.5, top + span / 2), (out_x - 0.5, top + span / 2))
     written, read = ([[t < FIRST_WAVE for t in row] for row in grid] for grid in (out_numbers, in_numbers))
-    for row in range(TILES):
+    for row in range(tiles):
         if any(written[row]):
             c.cell(out_x + span + 0.3, top + row * TILE_CELL + 0.15, 0.3, TILE_CELL - 0.3, HIGHLIGHT_TEXT,
                    edge=HIGHLIGHT_TEXT)
@@ -540,7 +462,7 @@ def tile_order_panel(c, order, name, walk):
     out_run, in_run = (max(len(list(tiles)) for row in grid for lit, tiles in itertools.groupby(row) if lit)
                        for grid in (written, read))   # the longest runs of lit tiles along a row
     c.line(f"The first wave (blocks 0-{FIRST_WAVE - 1}) writes into {64 * sum(map(any, written))} of the "
-           f"{64 * TILES} rows of out, in runs of {out_run * run} bytes ({plural(out_run, 'tile')});",
+           f"{64 * tiles} rows of out, in runs of {out_run * run} bytes ({plural(out_run, 'tile')});",
            size=SMALL + 1, color=HIGHLIGHT_TEXT)
     c.line(f"it reads {64 * sum(map(any, read))} rows of in, in runs of {in_run * run} bytes "
            f"({plural(in_run, 'tile')}).", size=SMALL + 1, color=HIGHLIGHT_TEXT, step=1.6)
@@ -549,14 +471,14 @@ def tile_order_panel(c, order, name, walk):
 def fig_10_tile_order():
     """Step 10: blocks that walk down a column of tiles of in write along rows of out, in long runs."""
     c = Canvas("Step 10: the order in which blocks take tiles, and what the first wave writes")
-    blocks_per_sm = THREADS_PER_SM // 256
-    c.line(f"{TILES} x {TILES} tiles of 64 x 64 floats; a toy GPU that holds {FIRST_WAVE} blocks at once "
+    blocks_per_sm, tiles = THREADS_PER_SM // 256, len(table("row_async"))
+    c.line(f"{tiles} x {tiles} tiles of 64 x 64 floats; a toy GPU that holds {FIRST_WAVE} blocks at once "
            f"(an H200 holds {blocks_per_sm} x {H200_SMS} = {blocks_per_sm * H200_SMS:,})", color=MUTED, step=1.4)
-    tile_order_panel(c, 1, "row_async: row-major tile order (GROUP = 1)",
-                     "raster_tile(t, 8, 8, 1): consecutive blocks walk along a row of tiles of in")
-    tile_order_panel(c, COLUMN_MAJOR, "col_async (the default): column-major tile order (COLUMN_MAJOR)",
-                     "raster_tile(t, 8, 8, COLUMN_MAJOR): consecutive blocks walk down a column of tiles of in "
-                     "= along a row of out")
+    tile_order_panel(c, "row_async", "row_async: row-major tile order (GROUP = 1)",
+                     f"raster_tile(t, {tiles}, {tiles}, 1): consecutive blocks walk along a row of tiles of in")
+    tile_order_panel(c, "col_async", "col_async (the default): column-major tile order (COLUMN_MAJOR)",
+                     f"raster_tile(t, {tiles}, {tiles}, COLUMN_MAJOR): consecutive blocks walk down a column of "
+                     "tiles of in = along a row of out")
     return c.done([(HIGHLIGHT, "a tile of the first wave of blocks"), (FADED, "a tile of later blocks"),
                    (HIGHLIGHT_TEXT, "a tile row of out the first wave writes into")])
 
@@ -567,7 +489,7 @@ def fig_10_tile_order():
 def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0):
     """Floats at the cursor, a cell each, thick lines at the boundaries (16-byte chunks unless told); its left edge."""
     x = 5.5
-    boundaries = range(0, len(fills) + 1, AS_VEC) if boundaries is None else boundaries
+    boundaries = range(0, len(fills) + 1, CHUNK) if boundaries is None else boundaries
     c.label(x, c.y + cell / 2, label, family="monospace")
     for i, fill in enumerate(fills):
         c.cell(x + i * cell, c.y, cell, cell, fill)
@@ -581,56 +503,53 @@ def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0):
 def fig_11_runs():
     """Step 11: a misaligned row loaded as aligned chunks; a run of out stored as whole chunks and single floats."""
     c = Canvas("Step 11: aligned 16-byte chunks on a misaligned shape")
-    c.line(f"{AS_ROWS} x {AS_COLS}, aligned pointers; the tile at rows 0-63, columns 64-127. One cell: one float; "
+    (rows, cols), = played("misaligned_shape")
+    c.line(f"{rows} x {cols}, aligned pointers; the tile at rows 0-63, columns 64-127. One cell: one float; "
            "thick lines: 16-byte chunk boundaries.", color=MUTED, step=1.4)
     c.heading("load: tile rows 0-3 of in, each read as the aligned chunks that cover it")
-    for r in range(4):
-        shift, columns = load_row_chunks(r * AS_COLS + AS_TILE)
-        fills = [GOOD if 0 <= col + e < AS_TILE else FADED for col in columns for e in range(AS_VEC)]
-        float_strip(c, 0.4, fills, f"row {r}: shift {shift}", note=f"{len(columns)} chunks", step=1.1)
+    for r, columns in table("load_row_chunk").items():     # the tile column of each chunk's first float
+        fills = [GOOD if 0 <= col + e < TILE64 else FADED for col in columns for e in range(CHUNK)]
+        float_strip(c, 0.4, fills, f"row {r}: shift {-columns[0]}", note=f"{len(columns)} chunks", step=1.1)
     c.y += 0.5
     c.heading("store: rows 64-67 of out, the run of 64 floats this tile writes in each")
-    for j in range(AS_TILE, AS_TILE + 4):
-        first = j * AS_ROWS
-        head, whole, tail = store_run(first)
-        fills = [EMPTY] * (first % AS_VEC) + [BAD] * head + [GOOD] * (whole * AS_VEC) + [BAD] * tail
-        fills += [EMPTY] * (-len(fills) % AS_VEC)
-        float_strip(c, 0.4, fills, f"out row {j}", note=f"{head} + {whole} chunks + {tail}", step=1.1)
+    for j, widths in table("store_run").items():           # the bytes of the store that wrote each float
+        head, whole = widths.index(FLOAT4), widths.count(FLOAT4) // CHUNK
+        fills = [EMPTY] * (j * rows % CHUNK) + [GOOD if width == FLOAT4 else BAD for width in widths]
+        fills += [EMPTY] * (-len(fills) % CHUNK)
+        note = f"{head} + {whole} chunks + {len(widths) - head - whole * CHUNK}"
+        float_strip(c, 0.4, fills, f"out row {j}", note=note, step=1.1)
     c.y += 0.3
     return c.done([(GOOD, "moved by a 16-byte access"), (BAD, "a single 4-byte store"),
                    (FADED, "loaded, a neighbour's: dropped"), (EMPTY, "another tile's")], columns=4)
 
 
-def owner(rows, j, i, sector_runs):
-    """The row of tiles k that writes float i of out row j: runs of 64 from 64 k, or sector runs."""
-    k = i // AS_TILE
+def owner(j, i, sector_runs):
+    """The row of tiles k that writes float i of out row j: runs of 64 from 64 k, or the sector runs sr_run() gives."""
     if not sector_runs:
-        return k
-    for candidate in (k - 1, k, k + 1):
-        first, last = sector_run(rows, candidate * AS_TILE, j) if candidate >= 0 else (0, 0)
-        if first <= i < last:
-            return candidate
-    return k
+        return i // TILE64
+    runs = zip(table("sr_run_first")[j], table("sr_run_last")[j], strict=True)
+    return next(k for k, (first, last) in enumerate(runs) if first <= i < last)
 
 
 def fig_11_sectors():
     """Step 11: which tile writes each float of a few rows of out, with and without sector runs."""
     c = Canvas("Step 11: runs of out that start on sector boundaries")
     cell, first, count = 0.36, 32, 88
-    c.line(f"{AS_ROWS} x {AS_COLS}: floats {first}-{first + count - 1} of out rows 64-67, coloured by the row of "
+    (rows, cols), = played("misaligned_shape")
+    c.line(f"{rows} x {cols}: floats {first}-{first + count - 1} of out rows 64-67, coloured by the row of "
            "tiles that writes them; thick lines: 32-byte sectors.", color=MUTED, step=1.4)
     for title, sector_runs in (("runs of 64 floats from column 64 k (step 11's word and chunk kernels)", False),
                                ("sector runs: each run starts on a sector boundary (step 11 on odd rows)", True)):
         c.heading(title)
         split = 0
-        for j in range(AS_TILE, AS_TILE + 4):
-            owners = [owner(AS_ROWS, j, i, sector_runs) for i in range(first, first + count)]
-            starts = range(-(j * AS_ROWS + first) % SR_SECTOR, count, SR_SECTOR)
+        for j in table("sr_run_first"):
+            owners = [owner(j, i, sector_runs) for i in range(first, first + count)]
+            starts = range(-(j * rows + first) % SECTOR_FLOATS, count, SECTOR_FLOATS)
             x = float_strip(c, cell, [PALETTE[k % len(PALETTE)] for k in owners], f"out row {j}", starts)
             for s in starts:
-                if s + SR_SECTOR <= count and len(set(owners[s:s + SR_SECTOR])) > 1:
+                if s + SECTOR_FLOATS <= count and len(set(owners[s:s + SECTOR_FLOATS])) > 1:
                     split += 1
-                    c.cell(x + s * cell, c.y + cell + 0.2, SR_SECTOR * cell, 0.2, BAD, edge=BAD)
+                    c.cell(x + s * cell, c.y + cell + 0.2, SECTOR_FLOATS * cell, 0.2, BAD, edge=BAD)
             c.y += 1.0
         c.line(f"{plural(split, 'sector')} with two writers in these rows", color=MUTED, step=1.4)
     return c.done([(PALETTE[0], "written by tile row k = 0"), (PALETTE[1], "by tile row k = 1"),
@@ -644,15 +563,14 @@ def fig_12_swizzle():
     c.line("One box row = 128 bytes = 8 chunks = the 32 banks once. In a cell: the chunk of in stored there "
            "(CU_TENSOR_MAP_SWIZZLE_128B).", color=MUTED, step=1.4)
     c.numbers(x, "bank group", 8, cell)
-    # (box row, chunk) that lane 0-7 of warp 0 reads with k = 0: read_tma_block()
-    quarter = {(g * 4, b): lane for lane, (g, b) in enumerate(map(tma_thread_block, range(8)))}
-    for row in range(8):
+    quarter, place = played("tma_read"), played("tma_place")   # {(box row, chunk): the lane of 0-7 that reads it}
+    for row, places in table("tma_place").items():
         c.label(x, c.y + cell / 2, f"row {row}", family="monospace")
-        for chunk in range(8):
+        for chunk, at in enumerate(places):
             fill = PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY
-            c.cell(x + swizzled_chunk(row, chunk) * cell, c.y, cell, cell, fill, str(chunk))
+            c.cell(x + at * cell, c.y, cell, cell, fill, str(chunk))
         c.y += cell
-    groups = sorted(swizzled_chunk(r, ch) for r, ch in quarter)
+    groups = sorted(place[row_chunk] for row_chunk in quarter)
     c.y += 0.7
     c.line(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
            f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", size=TEXT,
@@ -676,22 +594,22 @@ def half_word_strip(c, x, words, label, fills):
 def fig_13_half_words():
     """Step 13: two bf16 elements to a bank word; the port reads halves, the PRMT store reads whole words."""
     c = Canvas("Step 13: two bf16 elements to a bank word (tile16<64, 128>)")
-    port = [port_element(lane, 0, 0) for lane in range(WARP)]
+    port = per_lane("port_element")
     words = sorted({e // 2 for e in port})
     bank_panel(c, "port: warp 0's first shared load, one 2-byte element per lane (LDS.U16)",
                f"tile element t16_slot(8 g, c / 8) * 8 + c % 8, g = lane % 8, c = lane / 8: {len(words)} words, "
                f"{WARP * 2} bytes", wavefronts([e // 2 for e in port]))
-    pairs = [pair_word(lane, 0) for lane in range(WARP)]
+    pairs = per_lane("prmt_word")
     bank_panel(c, "prmt: warp 0's first shared load, one 4-byte word per lane (LDS)",
                f"word t16_slot(8 g, h / 4) * 4 + h % 4, (g, h) = t16_pair_job(lane): {len(set(pairs))} words, "
                f"{WARP * 4} bytes", wavefronts(pairs))
     c.heading("PRMT: lane 0 pairs the halves of rows 0 and 1 into column 0's word and column 1's word",
               "low half = the even column, high half = the odd one; __byte_perm(w0, w1, 0x5410) and (w0, w1, 0x7632)")
     element = {0x0100: "r0 c0", 0x0302: "r0 c1", 0x0504: "r1 c0", 0x0706: "r1 c1"}   # byte pairs of w1:w0
-    w0, w1 = 0x03020100, 0x07060504   # each byte names itself, so the result shows where every byte came from
-    halves = [[element[v & 0xFFFF], element[v >> 16]] for v in (w0, w1)]
+    perm = dict(zip(table("byte_perm"), per_lane("byte_perm"), strict=True))   # {selector: byte_perm(w0, w1, it)}
+    halves = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x3210], perm[0x7654])]   # w0 and w1
     half_word_strip(c, 5.5, halves, "w0, w1 (rows 0, 1)", [[PALETTE[0], PALETTE[1]]] * 2)
-    paired = [[element[v & 0xFFFF], element[v >> 16]] for v in (byte_perm(w0, w1, 0x5410), byte_perm(w0, w1, 0x7632))]
+    paired = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x5410], perm[0x7632])]
     half_word_strip(c, 5.5, paired, "column 0, column 1", [[PALETTE[0]] * 2, [PALETTE[1]] * 2])
     c.y += 0.3
     return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the bank it reads"),

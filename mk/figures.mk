@@ -1,15 +1,26 @@
 # The figures: every picture in docs/img/.
 #
-#   make figures         draw the write-ups' figures and each GPU's ladder and sizes plots
-#   make figures-check   fail, one line per file, if a committed figure differs from a fresh drawing
+#   make figures         write docs/img/index-maps.csv, then draw the write-ups' figures and each GPU's plots
+#   make figures-check   fail if the CSV, or a committed figure, differs from a fresh one
 #
-# lab/figures.py draws them with matplotlib: the explanatory figures from the kernels' own index
-# arithmetic, the plots from docs/results/<gpu>.csv for every GPU in docs/results/gpus.csv.
+# tests/index_maps.cu plays the kernels' index functions on the host and prints what the figures of
+# steps 09-13 draw, docs/img/index-maps.csv: a kernel change that moves an index makes it, and so
+# its figures, stale. lab/figures.py draws with matplotlib, from that CSV (and steps 01-08's index
+# lines), and the plots from docs/results/<gpu>.csv for every GPU in docs/results/gpus.csv.
+
+INDEX_MAPS     := $(BUILD)/tests/index_maps
+INDEX_MAPS_CSV ?= docs/img/index-maps.csv
+EXTRA_BINS     += $(INDEX_MAPS)
+
+$(INDEX_MAPS): $(BUILD)/obj/tests/index_maps.cu.o $(COMMON_LIB)
 
 .PHONY: figures figures-check
 
-figures: setup ## draw docs/img/fig-*.svg and each GPU's <gpu>-ladder and <gpu>-sizes plots (.svg, .png) with matplotlib
+figures: setup $(INDEX_MAPS) ## write docs/img/index-maps.csv, then draw docs/img/fig-*.svg and each GPU's plots
+	@$(INDEX_MAPS) > $(INDEX_MAPS_CSV)
 	@$(PYTHON) -m lab.figures
 
-figures-check: setup ## fail if a committed figure or plot in docs/img/ differs from what python3 -m lab.figures draws
+figures-check: setup $(INDEX_MAPS) ## fail if docs/img/index-maps.csv or a figure or plot differs from a fresh one
+	@$(INDEX_MAPS) | cmp -s - $(INDEX_MAPS_CSV) \
+	  || { echo "error: $(INDEX_MAPS_CSV) is out of date: make figures writes it" >&2; exit 1; }
 	@$(PYTHON) -m lab.figures --check

@@ -15,7 +15,7 @@ import jinja2
 import pandas as pd
 import pytest
 
-from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, run
+from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, make_locked, run
 from lab import docs, figures, machine, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
@@ -362,9 +362,15 @@ def test_lab_peers_once_refuses_the_copy_bound():
 
 
 # ------------------------------------------------------------------ figures
-def test_the_figures_match_lab_figures():
-    result = run([sys.executable, "-m", "lab.figures", "--check"])
-    assert result.returncode == 0, f"figures out of date: python3 -m lab.figures ({first_lines(result.stderr)})"
+def test_the_figures_and_their_index_maps_are_fresh_and_a_stale_map_is_caught(tmp_path):
+    """make figures-check: docs/img/index-maps.csv is what tests/index_maps.cu prints, and the figures what
+    lab.figures draws; a value of the kernels' arithmetic changed in the CSV is caught."""
+    result = make_locked("figures-check", f"PYTHON={sys.executable}")
+    assert result.returncode == 0, f"figures out of date: make figures ({first_lines(result.stderr)})"
+    planted = tmp_path / "index-maps.csv"
+    planted.write_text(figures.INDEX_MAPS.read_text().replace("\nvec4_load,0,0,", "\nvec4_load,0,0,1", 1))
+    result = make_locked("figures-check", f"PYTHON={sys.executable}", f"INDEX_MAPS_CSV={planted}")
+    assert result.returncode != 0 and f"error: {planted} is out of date" in result.stderr, first_lines(result.stderr)
 
 
 def test_a_figure_changed_or_drawn_by_nothing_is_caught(tmp_path, monkeypatch, capsys):

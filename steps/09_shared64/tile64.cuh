@@ -12,7 +12,8 @@
  * changes how a tile is loaded and in which order the tiles are taken, and
  * steps 11 and 12 build on the same geometry. They include this file from
  * here (`#include "steps/09_shared64/tile64.cuh"`), so that each later step
- * file shows only its own idea.
+ * file shows only its own idea. The layouts and the float4 store run on the
+ * host too: tests/index_maps.cu plays them for the write-ups' figures.
  */
 #ifndef TRANSPOSE_TILE64_CUH
 #define TRANSPOSE_TILE64_CUH
@@ -67,7 +68,7 @@ static_assert(SMEM_BANKS == BLOCK_COLS, "the word swizzle assumes one warp spans
  * rows of 8 vertically adjacent 4x4 blocks over the 8 bank groups, so a
  * quarter-warp reading them is conflict-free (docs/steps/09_shared64.md).
  */
-static __device__ __forceinline__ unsigned chunk_slot(unsigned row, unsigned chunk)
+static __host__ __device__ __forceinline__ unsigned chunk_slot(unsigned row, unsigned chunk)
 {
     return row * CHUNKS_PER_ROW + (chunk ^ ((row / VEC) % BANK_GROUPS));
 }
@@ -80,7 +81,7 @@ static __device__ __forceinline__ unsigned chunk_slot(unsigned row, unsigned chu
  * columns 0-31 among themselves (and 32-63), so a row is still
  * conflict-free, and a column's 32 consecutive rows land in 32 banks.
  */
-static __device__ __forceinline__ unsigned word_slot(unsigned row, unsigned col)
+static __host__ __device__ __forceinline__ unsigned word_slot(unsigned row, unsigned col)
 {
     return row * TILE + (col ^ (row % SMEM_BANKS));
 }
@@ -92,7 +93,7 @@ static __device__ __forceinline__ unsigned word_slot(unsigned row, unsigned col)
  * 16-byte-aligned address. Written as `*(float4 *)(out + k) = v` on a
  * float pointer, nvcc 13 split some of these stores into 4-byte ones.
  */
-static __device__ __forceinline__ void store_float4(float4 *out4, size_t index, float4 v)
+static __host__ __device__ __forceinline__ void store_float4(float4 *out4, size_t index, float4 v)
 {
     out4[index] = v;
 }
@@ -106,9 +107,9 @@ static __device__ __forceinline__ void store_float4(float4 *out4, size_t index, 
  * The tile starts at (@p row0, @p col0) of a matrix of @p rows rows and is
  * @p height x @p width; both are multiples of 4 where these kernels run.
  */
-static __device__ __forceinline__ void store_block_vec4(const float4 *tile, float4 *out4, size_t rows,
-                                                        size_t row0, size_t col0, unsigned height,
-                                                        unsigned width, unsigned tid)
+static __host__ __device__ __forceinline__ void store_block_vec4(const float4 *tile, float4 *out4, size_t rows,
+                                                                 size_t row0, size_t col0, unsigned height,
+                                                                 unsigned width, unsigned tid)
 {
     // The thread's 4x4 block. `group` runs fastest, so 16 neighbouring
     // lanes write 16 consecutive chunks of one row of `out`.
@@ -118,7 +119,7 @@ static __device__ __forceinline__ void store_block_vec4(const float4 *tile, floa
         return;
     const size_t row_float4s = rows / VEC;   // rows % 4 == 0 makes each row of `out` whole float4s
     float4 b[VEC];                           // b[k] = tile row group*4 + k, columns block_col*4 .. +3
-#pragma unroll
+UNROLL_ON_DEVICE
     for (unsigned k = 0; k < VEC; ++k)
         b[k] = tile[chunk_slot(group * VEC + k, block_col)];
     // Column j of the block is 4 floats of `out` row col0 + block_col*4 + j, from

@@ -60,10 +60,11 @@ using tile_load = std::conditional_t<ASYNC && HAS_CP_ASYNC, load_by_cp_async, lo
  * resident together cover a patch about that high (order 1: row-major).
  * With COLUMN_BANDS set the bands are made of tile columns, the same walk
  * transposed: COLUMN_MAJOR sends consecutive blocks down a column of tiles
- * of `in`, that is along the same rows of `out`.
+ * of `in`, that is along the same rows of `out`. It runs on the host too:
+ * tests/index_maps.cu plays it for the write-ups' figure of the tile order.
  */
-static __device__ __forceinline__ void raster_tile(size_t t, size_t tiles_y, size_t tiles_x, unsigned order,
-                                                   size_t *tile_y, size_t *tile_x)
+static __host__ __device__ __forceinline__ void raster_tile(size_t t, size_t tiles_y, size_t tiles_x,
+                                                            unsigned order, size_t *tile_y, size_t *tile_x)
 {
     if (order & COLUMN_BANDS) {                                 // bands of tile columns: the same walk, transposed
         raster_tile(t, tiles_x, tiles_y, order & ~COLUMN_BANDS, tile_x, tile_y);
