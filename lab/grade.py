@@ -504,18 +504,14 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
     return Verdict("PASS", f"{len(verdicts)} profile requirements met (ncu)", details)
 
 
-def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
-    """The kernels the student's launcher runs at the timed shape, as Nsight Compute lists them: each must be
-    one the file defines, and one that Technique checked where every requirement names its function."""
-    ncu, compiled = find_tool("ncu", "NCU", ncu_candidates()), disassemble(subject.obj, timeout)
-    if ncu is None or compiled is None:
-        missing = "ncu" if ncu is None else "cuobjdump"
-        return Verdict("SKIP", f"the kernels run at {shape} were not listed: {missing} not found")
+def kernels_run(ncu: str, program: Path, variant: str, shape: str, timeout: float) -> list[str] | Verdict:
+    """The mangled names of the kernels that one variant of a grader program runs at a shape, as Nsight Compute
+    lists them, or a SKIP verdict saying why they could not be listed."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "ncu.csv"
         ran = run([ncu, "--csv", "--page", "raw", "--print-kernel-base", "mangled", "--metrics",
-                   "gpu__time_duration.sum", "--log-file", log, subject.program, "--check-only", "--variant",
-                   "student", "--shapes", shape], timeout)
+                   "gpu__time_duration.sum", "--log-file", log, program, "--check-only", "--variant",
+                   variant, "--shapes", shape], timeout)
         table = log.read_text(errors="replace") if log.is_file() else ""
     if ran.rc != 0 or "==ERROR==" in table + ran.text:
         return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu failed (exit {ran.rc}: "
@@ -523,17 +519,43 @@ def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
     launched = list(dict.fromkeys(read_ncu_csv(table).get("Kernel Name", [])))
     if not launched and "No kernels were profiled" not in table + ran.text:
         return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu printed no table")
+    return launched
+
+
+def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
+    """The kernels the student's launcher runs at the timed shape, as Nsight Compute lists them: each must be
+    one the file defines, and one that Technique checked where every requirement names its function."""
+    ncu, compiled = find_tool("ncu", "NCU", ncu_candidates()), disassemble(subject.obj, timeout)
+    if ncu is None or compiled is None:
+        missing = "ncu" if ncu is None else "cuobjdump"
+        return Verdict("SKIP", f"the kernels run at {shape} were not listed: {missing} not found")
+    launched = kernels_run(ncu, subject.program, "student", shape, timeout)
+    if isinstance(launched, Verdict):
+        return launched
     rules = subject.exercise.rules.get("technique", [])
     checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
     if not launched:
         return not_own(f"no kernel ran at {shape}: the work was done without one of your kernels")
-    for name in launched:
+    foreign = [n for n in launched if n not in compiled.functions()
+               or (checked and not any(re.search(c, n) for c in checked))]
+    if foreign and reference_hands_on(ncu, subject, shape, timeout):
+        return Verdict("SKIP", f"at {shape} the exercise's own launcher hands the work to the step's kernel (the "
+                               "reference solution's does too): time a shape its kernel takes, such as the default")
+    for name in foreign:
         if name not in compiled.functions():
             return not_own(f"at {shape} {plain_name(name)} ran, a kernel your file does not define")
-        if checked and not any(re.search(c, name) for c in checked):
-            return not_own(f"at {shape} your launcher ran {plain_name(name)}, not the kernel that Technique checks "
-                           f"({', '.join(checked)})")
+        return not_own(f"at {shape} your launcher ran {plain_name(name)}, not the kernel that Technique checks "
+                       f"({', '.join(checked)})")
     return Verdict("PASS", f"at {shape} only your own kernels ran (ncu): {', '.join(map(plain_name, launched))}")
+
+
+def reference_hands_on(ncu: str, subject: Subject, shape: str, timeout: float) -> bool:
+    """Whether the reference solution, run at this shape in the same grader program, also runs a kernel its own
+    file does not define: then the shape is one the exercise leaves to the step, and no file can pass there."""
+    solution = BUILD_DIR / "obj" / "solutions" / subject.exercise.name / "solution.cu.o"
+    compiled = disassemble(solution, timeout) if solution.is_file() else None
+    launched = kernels_run(ncu, subject.program, "reference", shape, timeout)
+    return compiled is not None and isinstance(launched, list) and any(n not in compiled.functions() for n in launched)
 
 
 def not_own(why: str) -> Verdict:

@@ -619,3 +619,18 @@ def test_a_batch_of_ten_files_gives_the_expected_csv(tmp_path, work):
     got = [",".join(row) for row in rows.iloc[:, :5].values.tolist()]
     assert result.returncode == 1, grader_error(result)
     assert len(got) == len(expected) and all(re.fullmatch(e, g) for e, g in zip(expected, got, strict=False)), got
+
+
+@pytest.mark.parametrize("reference_runs, expected", [("own", "FAIL"), ("step's", "SKIP")])
+def test_a_shape_the_exercise_leaves_to_the_step_skips_the_launch_check(reference_runs, expected, monkeypatch):
+    """At the timed shape the student's launcher ran the step's kernel: a FAIL, unless the reference solution's
+    launcher does the same there (the exercise hands that shape to the step), which makes the check a SKIP."""
+    own, steps = "_Z11own_kernelPKfPfmm", "_Z11step_kernelPKfPfmm"
+    runs = {"student": [steps], "reference": [own if reference_runs == "own" else steps]}
+    monkeypatch.setattr(grader, "find_tool", lambda *args: "ncu")
+    monkeypatch.setattr(grader, "disassemble", lambda obj, timeout: Compiled(code={90: {own: []}}))
+    monkeypatch.setattr(grader, "kernels_run", lambda ncu, program, variant, shape, timeout: runs[variant])
+    monkeypatch.setattr(Path, "is_file", lambda self: True)
+    subject = grader.Subject(grader.load_exercise("11"), "solution", ROOT / "solutions" / "x.cu", "x")
+    verdict = grader.check_launches(subject, "4100x68", 60)
+    assert verdict.status == expected, verdict
