@@ -150,11 +150,8 @@ def program(build: Path, step: str) -> Path:
 
 @functools.cache
 def describe(step: str, build: Path | None = None) -> dict:
-    """What a step's program says of itself (stepNN --describe, no GPU needed): its number, name, title,
-    element_type and element_bytes, default_variant, variants (name, min_cc, role, summary) and csv_header.
-
-    The lab asks the programs, never their sources. They are in build (default: $BUILD as make sets it, build/sm_90
-    for ARCH=sm_90, else build/); Stop (exit 3) where the program is not built, or is too old to answer."""
+    """What a step's program in build ($BUILD as make sets it, else build/) says of itself with --describe (see
+    common/report.h); Stop (exit 3) where it is not built, or too old to answer. The lab never reads the sources."""
     build = build or ROOT / os.environ.get("BUILD", "build")
     path = program(build, step)
     ran = subprocess.run([str(path), "--describe"], capture_output=True, text=True, timeout=60)
@@ -165,8 +162,7 @@ def describe(step: str, build: Path | None = None) -> dict:
 
 
 def element_bytes(step: str, build: Path | None = None) -> int:
-    """Bytes per element of a step: 4 (float32) or 2 (bf16), as its program says (STEP_DEFINE_16 makes 2), so that
-    a kernel is never compared with one that moves elements of another size."""
+    """Bytes per element of a step, 4 (float32) or 2 (bf16): a kernel is compared only with kernels of its size."""
     return describe(step, build)["element_bytes"]
 
 

@@ -7,7 +7,8 @@
 # numbers come from the committed results in docs/results/ (lab/tables.py), and what
 # a step is (its title, variants, element size) from its program in BUILD (--describe),
 # so both build the steps first.
-# `python3 -m lab.docs --check` exits 1 for a stale file and 2 for a template error.
+# `python3 -m lab.docs --check` exits 1 for a stale file, 2 for a template error and
+# 3 for a step program not built.
 
 .PHONY: docs-tables docs-tables-check
 docs-tables docs-tables-check: export BUILD := $(BUILD)

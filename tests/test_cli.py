@@ -49,13 +49,11 @@ def test_without_a_gpu(program):
 @pytest.mark.nogpu
 @pytest.mark.parametrize("program", STEP_BINS, ids=str)
 def test_describe_and_list_variants_without_a_gpu(program):
-    """--describe, all the lab reads of a step (lab.machine.describe()), is JSON that says what --list-variants
-    (name<TAB>min_cc<TAB>role<TAB>summary) and the step's folder say; its CSV header is lab/schema.py's BENCH."""
-    described = run([program, "--describe"], **NO_GPU)
+    """--describe (what the lab reads of a step) is JSON that says what --list-variants and the folder say."""
+    described, listed = run([program, "--describe"], **NO_GPU), run([program, "--list-variants"], **NO_GPU)
     assert_exit(described, 0)
-    step = json.loads(described.stdout)
-    listed = run([program, "--list-variants"], **NO_GPU)
     assert_exit(listed, 0)
+    step = json.loads(described.stdout)
     assert [f"{v['name']}\t{v['min_cc']}\t{v['role']}\t{v['summary']}" for v in step["variants"]] \
         == listed.stdout.splitlines()
     for line in listed.stdout.splitlines() or ["no variant listed"]:

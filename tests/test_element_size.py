@@ -49,6 +49,7 @@ def test_the_timing_study_runs_the_float32_answer():
 def test_a_step_not_built_or_too_old_to_describe_itself_is_one_line(tmp_path):
     with pytest.raises(machine.Stop, match=r"step05 is missing: run 'make step05'$"):
         machine.describe("05", tmp_path)
+    assert_exit(run([sys.executable, "-m", "lab.docs", "--check"], BUILD=str(tmp_path)), 3)
     old = tmp_path / "sm_90" / "step05"
     old.parent.mkdir()
     old.write_text("#!/bin/sh\necho \"error: unknown option '--describe'\" >&2\nexit 2\n")
