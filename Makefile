@@ -67,17 +67,6 @@ step_number_of = $(firstword $(subst _, ,$(call step_dir_of,$(1))))
 step_defines   = $(if $(filter steps/%,$(1)),-DSTEP_NUMBER=$(call step_number_of,$(1)) \
                  -DSTEP_NAME='"$(patsubst $(call step_number_of,$(1))_%,%,$(call step_dir_of,$(1)))"')
 
-# A step of 2-byte elements (bf16) ends with STEP_DEFINE_16(...), a float32 step with
-# STEP_DEFINE(...); lab/machine.py element_bytes() reads the same line. The answer of each
-# element size is its last step: make peers and make timing-study take ANSWER_32.
-# (The pattern is a variable of its own: make would count its "(" inside a function call.)
-STEP16_LINE := ^[[:space:]]*STEP_DEFINE_16(
-STEP16_SRCS := $(shell grep -l '$(STEP16_LINE)' $(wildcard $(addsuffix /*.cu,$(STEP_DIRS))) /dev/null)
-STEPS_16    := $(foreach f,$(STEP16_SRCS),$(call step_number_of,$(f)))
-STEPS_32    := $(filter-out $(STEPS_16),$(STEP_NUMS))
-ANSWER_32   := $(lastword $(STEPS_32))
-ANSWER_16   := $(lastword $(STEPS_16))
-
 # STEP=5 and STEP=05 name the same step, as EX=5 and EX=05 name the same
 # exercise: a single digit gets its leading zero.
 two_digits = $(foreach n,$(1),$(if $(filter 1 2 3 4 5 6 7 8 9,$(n)),0$(n),$(n)))
@@ -113,12 +102,8 @@ help: ## list the targets
 	@echo "Matrix transpose tutorial.  Targets:"
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' \
 	  | awk -F'\t' '{printf "  make %-28s %s\n", $$1, $$2}'
-	@echo "Steps found under steps/ (make stepNN builds build/stepNN):"
-	@for dir in $(STEP_DIRS); do \
-	    base=$${dir#steps/}; \
-	    title=$$(sed -n 's/^STEP_DEFINE\(_16\)\{0,1\}("\(.*\)",.*/\2/p' "$$dir"/*.cu 2>/dev/null | head -n 1); \
-	    printf '  make %-28s %s\n' "step$${base%%_*}" "$$base$${title:+: $$title}"; \
-	done
+	@echo "Steps found under steps/ (make stepNN builds build/stepNN; build/stepNN --help says what it does):"
+	@$(foreach dir,$(STEP_DIRS),printf '  make %-28s %s\n' step$(call step_number_of,$(dir)/) $(notdir $(dir));)
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE); ARCH=sm_XX builds in build/sm_XX/), V=1 for full commands."
 
 # PYTHON=python3, on the command line or in the environment (where the makes that the tests

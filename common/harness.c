@@ -3,8 +3,8 @@
  * @brief run_step(): the test bench every step program runs on.
  *
  * The order of work is the point of this file:
- * 1. parse and validate the command line, and answer `--help` and
- *    `--list-variants`, all before any GPU work;
+ * 1. parse and validate the command line, and answer `--help`,
+ *    `--list-variants` and `--describe`, all before any GPU work;
  * 2. find the GPU; open the stream and, unless `--check-only`, cuBLAS, the
  *    L2 flusher, the hold and the events; call the step's setup hook once;
  * 3. for every shape of the command line:
@@ -574,6 +574,10 @@ static int handle_command_line(int argc, char **argv, bench *b)
     }
     if (b->opt.list_variants) {
         print_variant_list(stdout, b->step);
+        return EXIT_PASS;
+    }
+    if (b->opt.describe) {
+        print_step_description(stdout, b->step);
         return EXIT_PASS;
     }
     if (select_variants(b) != 0) {

@@ -216,6 +216,8 @@ static int set_switch(const char *flag, options *opt)
         opt->csv = 1;
     else if (strcmp(flag, "--list-variants") == 0)
         opt->list_variants = 1;
+    else if (strcmp(flag, "--describe") == 0)
+        opt->describe = 1;
     else
         return 0;
     return 1;
@@ -351,6 +353,10 @@ void print_options_help(FILE *out, size_t element_bytes)
             "  --variant NAME   run only this kernel of the step (default: all of them)\n"
             "  --list-variants  print NAME<TAB>MIN_CC<TAB>SUMMARY per kernel and exit\n"
             "                   (no GPU needed)\n"
+            "  --describe       print the step as one JSON object and exit (no GPU needed): its\n"
+            "                   number, name, title, element type and size, default variant,\n"
+            "                   every variant (name, min_cc, role, summary) and the CSV header;\n"
+            "                   the lab reads the steps this way, never their sources\n"
             "  --help           this text\n"
             "Exit codes: 0 all results bit-exact, 1 a wrong result, 2 bad command line,\n"
             "            3 environment (no GPU or driver, too little memory, CUDA failure).\n",

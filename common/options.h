@@ -60,6 +60,7 @@ typedef struct options {
     int csv;                  /**< print CSV rows instead of the table (`--csv`) */
     int help;                 /**< print usage and exit (`--help`) */
     int list_variants;        /**< list the step's kernels and exit (`--list-variants`) */
+    int describe;             /**< print the step as one JSON object and exit (`--describe`) */
     const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
     int max_offset;           /**< largest offset the step takes: 3 floats, or 7 2-byte elements */
 } options;

@@ -1,7 +1,7 @@
 /**
  * @file report.c
  * @brief Everything a program prints on stdout: the tables, the CSV rows,
- *        the `--check-only` lines, `--help` and `--list-variants`.
+ *        the `--check-only` lines, `--help`, `--list-variants` and `--describe`.
  */
 #include "report.h"
 
@@ -83,12 +83,62 @@ void print_usage(FILE *out, const char *program, const step_desc *step)
     }
 }
 
+/** @brief The CSV role of a variant's rows: "kernel", or "bound" for one that does not transpose. */
+static const char *variant_role(const kernel_variant *v)
+{
+    return v->output != OUTPUT_TRANSPOSE ? "bound" : "kernel";
+}
+
 void print_variant_list(FILE *out, const step_desc *step)
 {
     for (int i = 0; i < step->variant_count; ++i)
         fprintf(out, "%s\t%d\t%s\t%s\n", step->variants[i].name, step->variants[i].min_cc,
-                step->variants[i].output != OUTPUT_TRANSPOSE ? "bound" : "kernel",
-                step->variants[i].summary);
+                variant_role(&step->variants[i]), step->variants[i].summary);
+}
+
+/** @brief @p text as a JSON string: in quotes, with `"`, `\` and control characters escaped. */
+static void print_json_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);   /* UTF-8 passes through: JSON text is UTF-8 */
+    }
+    fputc('"', out);
+}
+
+/** @brief One `"key": "text",` line of the description, the text a JSON string. */
+static void print_json_field(FILE *out, const char *key, const char *text)
+{
+    fprintf(out, "  \"%s\": ", key);
+    print_json_string(out, text);
+    fprintf(out, ",\n");
+}
+
+void print_step_description(FILE *out, const step_desc *step)
+{
+    fprintf(out, "{\n");
+    print_json_field(out, "step", step->number);
+    print_json_field(out, "name", step->name);
+    print_json_field(out, "title", step->title);
+    print_json_field(out, "element_type", step_element_name(step));
+    fprintf(out, "  \"element_bytes\": %zu,\n", step_element_bytes(step));
+    print_json_field(out, "default_variant", step->variants[0].name);
+    fprintf(out, "  \"variants\": [\n");
+    for (int i = 0; i < step->variant_count; ++i) {
+        const kernel_variant *v = &step->variants[i];
+        fprintf(out, "    {\"name\": ");
+        print_json_string(out, v->name);
+        fprintf(out, ", \"min_cc\": %d, \"role\": \"%s\", \"summary\": ", v->min_cc, variant_role(v));
+        print_json_string(out, v->summary);
+        fprintf(out, "}%s\n", i + 1 < step->variant_count ? "," : "");
+    }
+    fprintf(out, "  ],\n");
+    fprintf(out, "  \"csv_header\": \"%s\"\n}\n", CSV_HEADER);
 }
 
 void print_table_header(FILE *out, const step_desc *step, const gpu_info *gpu, const options *opt,

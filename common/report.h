@@ -97,6 +97,13 @@ void print_usage(FILE *out, const char *program, const step_desc *step);
  *        role being `kernel` (a transpose) or `bound` (a copy, ::OUTPUT_COPY), as in the CSV.
  */
 void print_variant_list(FILE *out, const step_desc *step);
+/**
+ * @brief `--describe`: the step as one JSON object, for the lab (lab/machine.py describe()):
+ *        `step`, `name`, `title`, `element_type` ("float32" or "16-bit"), `element_bytes`,
+ *        `default_variant`, `variants` (each `name`, `min_cc`, `role`, `summary`, as
+ *        `--list-variants` prints them) and `csv_header` (::CSV_HEADER).
+ */
+void print_step_description(FILE *out, const step_desc *step);
 
 /**
  * @brief The header printed once above the tables: the program, the GPU,

@@ -129,7 +129,7 @@ def planned_runs(args) -> list[Run]:
     if args.study == "order":
         return [Run(f"step{s}-{v}", s, ORDER_SHAPES, ("--variant", v)) for s, v in ORDER_RUNS]
     if args.study == "timing":
-        answer = machine.answer_step("float32")  # make timing-study builds the same step (ANSWER_32)
+        answer = machine.answer_step("float32", args.build)  # the last float32 step, as the programs say
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
     return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
 

@@ -8,7 +8,8 @@ The check compares each whole page, byte for byte, so a stale number is caught w
 named on the command line may lie outside the repository (a test's planted page): it loads from its own folder.
 
 Exit codes: 0 done (or up to date), 1 an output is out of date (--check), 2 a template error (an unknown
-function or parameter, a row the results do not have), named by file and line.
+function or parameter, a row the results do not have), named by file and line, 3 a step program the tables
+ask (--describe) is not built in $BUILD (make docs-tables builds them).
 """
 
 from __future__ import annotations
@@ -114,4 +115,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(machine.main(main))

@@ -8,11 +8,12 @@ on: 1 a wrong result or a failed run, 2 a bad command line (argparse's own),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import datetime
 import functools
+import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -132,40 +133,50 @@ def steps() -> list[str]:
 
 # The element types of the steps, by name, and their size in bytes.
 DTYPES = {"float32": 4, "bf16": 2}
-# How a step of 2-byte elements ends: STEP_DEFINE_16(...) (common/harness.h). The Makefile's
-# STEPS_16 greps for the same line, so make and the lab always agree on a step's element size.
-STEP_DEFINE_16 = re.compile(r"^[ \t]*STEP_DEFINE_16\(", re.MULTILINE)
 
 
-@functools.cache
-def element_bytes(step: str) -> int:
-    """Bytes per element of a step: 2 where its .cu file ends with STEP_DEFINE_16(...) (bf16), else 4 (float32).
-
-    Read from the step's source, as the harness is told, so that a kernel is never compared
-    with one that moves elements of another size."""
-    text = "".join(cu.read_text() for cu in (ROOT / "steps").glob(f"{step}_*/*.cu"))
-    return 2 if STEP_DEFINE_16.search(text) else 4
-
-
-def steps_of(dtype: str) -> list[str]:
-    """The steps whose elements are of this type ("float32" or "bf16"), in order."""
-    return [step for step in steps() if element_bytes(step) == DTYPES[dtype]]
-
-
-def answer_step(dtype: str = "float32") -> str:
-    """The tutorial's answer for an element type: its last step (for float32, the kernel the README puts forward)."""
-    found = steps_of(dtype)
-    if not found:
-        raise Stop(f"no step under steps/ has {dtype} elements")
-    return found[-1]
+def making(build: Path, step: str) -> str:
+    """The make command that builds build/stepNN: 'make step05', or 'make ARCH=sm_90 step05' for build/sm_90."""
+    return f"make {'ARCH=' + build.name + ' ' if build.name.startswith('sm_') else ''}step{step}"
 
 
 def program(build: Path, step: str) -> Path:
     """build/stepNN, or Stop (exit 3) when it was not built."""
     path = build / f"step{step}"
     if not os.access(path, os.X_OK):
-        raise Stop(f"{path} is missing: run 'make step{step}'")
+        raise Stop(f"{path} is missing: run '{making(build, step)}'")
     return path
+
+
+@functools.cache
+def describe(step: str, build: Path | None = None) -> dict:
+    """What a step's program in build ($BUILD as make sets it, else build/) says of itself with --describe (see
+    common/report.h); Stop (exit 3) where it is not built, or too old to answer. The lab never reads the sources."""
+    build = build or ROOT / os.environ.get("BUILD", "build")
+    path = program(build, step)
+    ran = subprocess.run([str(path), "--describe"], capture_output=True, text=True, timeout=60)
+    if ran.returncode == 0:
+        with contextlib.suppress(json.JSONDecodeError):
+            return json.loads(ran.stdout)
+    raise Stop(f"{path} --describe gave no description (exit {ran.returncode}): rebuild it, '{making(build, step)}'")
+
+
+def element_bytes(step: str, build: Path | None = None) -> int:
+    """Bytes per element of a step, 4 (float32) or 2 (bf16): a kernel is compared only with kernels of its size."""
+    return describe(step, build)["element_bytes"]
+
+
+def steps_of(dtype: str, build: Path | None = None) -> list[str]:
+    """The steps whose elements are of this type ("float32" or "bf16"), in order."""
+    return [step for step in steps() if element_bytes(step, build) == DTYPES[dtype]]
+
+
+def answer_step(dtype: str = "float32", build: Path | None = None) -> str:
+    """The tutorial's answer for an element type: its last step (for float32, the kernel the README puts forward)."""
+    found = steps_of(dtype, build)
+    if not found:
+        raise Stop(f"no step under steps/ has {dtype} elements")
+    return found[-1]
 
 
 def write_env(path: Path, fields: dict) -> None:
@@ -177,3 +188,13 @@ def write_env(path: Path, fields: dict) -> None:
 def say(message: str) -> None:
     """Progress, on stderr, so that stdout stays the command's result."""
     print(message, file=sys.stderr, flush=True)
+
+
+def print_answers(argv) -> int:
+    """`python3 -m lab.machine`, for make peers-lib: the float32 answer and the bf16 one ("12 13")."""
+    print(*(answer_step(dtype) for dtype in DTYPES))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(print_answers))

@@ -1,18 +1,15 @@
-"""The columns of every results file, declared once: the bench layout's where the C code declares them
-(CSV_HEADER in common/report.h: the step programs write it with --csv), the others here."""
+"""The columns of every results file, declared once for the lab. The step programs write the bench layout
+with --csv (CSV_HEADER in common/report.h) and say it in --describe; tests/test_cli.py holds the two equal."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
 
-CSV_HEADER = re.search(r'#define CSV_HEADER\s*\\?\s*"([^"]+)"', (ROOT / "common" / "report.h").read_text())
-if CSV_HEADER is None:
-    raise RuntimeError("common/report.h declares no CSV_HEADER")
-BENCH = tuple(CSV_HEADER[1].split(","))
+BENCH = ("gpu", "step", "kernel", "role", "rows", "cols", "offset", "median_ms", "min_ms", "gbps", "pct_of_copy",
+         "vs_cublas", "check")
 PROFILE = ("gpu", "step", "kernel", "role", "rows", "cols", "offset", "metric", "value")
 # <gpu>-peers.csv (float32) and <gpu>-peers-bf16.csv (bf16) alike: results.peers_kind() names the file.
 PEERS = ("gpu", "peer", "version", "op", "role", "rows", "cols",

@@ -101,20 +101,14 @@ def the_run(gpu: str, step: str, shape: Shape, kind: str = "bench") -> pd.DataFr
     return run
 
 
-@functools.cache
 def variants_defined(step: str) -> frozenset:
-    """The variant names the step's .cu file (steps/NN_*/*.cu) defines today: {"name", ...} or, in a step of
-    2-byte elements, variant16("name", ...)."""
-    text = "".join(cu.read_text() for cu in ROOT.glob(f"steps/{step}_*/*.cu"))
-    return frozenset(re.findall(r'^\s*(?:\{|variant16\(\s*)"(\w+)",', text, flags=re.M))
+    """The variant names the step's program defines today, as its --describe says: {"name", ...}."""
+    return frozenset(variant["name"] for variant in machine.describe(step)["variants"])
 
 
-@functools.cache
-def defined_default(step: str) -> str | None:
-    """The first variant the step's .cu file defines: its default (None if the file defines none)."""
-    text = "".join(cu.read_text() for cu in sorted(ROOT.glob(f"steps/{step}_*/*.cu")))
-    found = re.search(r'^\s*(?:\{|variant16\(\s*)"(\w+)",', text, flags=re.M)
-    return found.group(1) if found else None
+def defined_default(step: str) -> str:
+    """The first variant the step's program defines: its default."""
+    return machine.describe(step)["default_variant"]
 
 
 def kernels(run: pd.DataFrame) -> pd.DataFrame:
@@ -147,7 +141,7 @@ def default_names(gpu: str) -> dict:
 
 # ------------------------------------------------------------- element types
 def dtype_of(step: str) -> str:
-    """"float32" or "bf16": the element type of a step (machine.element_bytes reads it from the step's source)."""
+    """"float32" or "bf16": the element type of a step (machine.element_bytes asks its program)."""
     return next(name for name, size in machine.DTYPES.items() if size == machine.element_bytes(step))
 
 
@@ -269,7 +263,7 @@ def kernel_label(row: pd.Series, default: str) -> str:
 def labelled_rows(run: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     """(label, row) of a run's kernels, its default first, then of its bounds. A run of a study that timed
     other variants alone (--variant) names them after the step's default all the same."""
-    default = defined_default(run["step"].iloc[0]) or default_kernel(run)["kernel"]
+    default = defined_default(run["step"].iloc[0])
     rows = pd.concat([kernels(run), run[run["role"] == "bound"]])
     return [(kernel_label(row, default), row) for _, row in rows.iterrows()]
 
@@ -695,16 +689,13 @@ def timing(page: Page, gpu: str | None = None) -> str:
 
 # ------------------------------------------------------------- the steps and the exercises
 def steps(page: Page) -> str:
-    """The list of steps: one row per steps/NN_name/ folder, its idea the title on its STEP_DEFINE line
-    (STEP_DEFINE_16 in a step of 2-byte elements)."""
-    body, step_define = [], re.compile(r'^\s*STEP_DEFINE(?:_16)?\(\s*"((?:[^"\\]|\\.)*)"', re.M)
-    for folder in sorted(p for p in (ROOT / "steps").iterdir() if re.fullmatch(r"\d\d_\w+", p.name)):
-        titled = [(cu, m[1]) for cu in sorted(folder.glob("*.cu")) if (m := step_define.search(cu.read_text()))]
-        if not titled:
-            raise TemplateError(f"{folder.relative_to(ROOT)} has no .cu file with STEP_DEFINE(\"title\", ...)")
-        (cu, title), doc = titled[0], write_up(folder.name[:2])
-        body.append([page.link(cu, folder.name), re.sub(r"\\(.)", r"\1", title).replace("|", "\\|"),
-                     page.link(doc, folder.name[:2]) if doc else "-"])
+    """The list of steps: one row per steps/NN_name/ folder, its idea the title its program gives (--describe),
+    which is the one on the STEP_DEFINE line of its .cu file."""
+    body = []
+    for step in machine.steps():
+        folder, doc = next((ROOT / "steps").glob(f"{step}_*")), write_up(step)
+        body.append([page.link(next(folder.glob("*.cu")), folder.name),
+                     machine.describe(step)["title"].replace("|", "\\|"), page.link(doc, step) if doc else "-"])
     note = "*Source: the folders under steps/ and the STEP_DEFINE line of each step's .cu file.*"
     return block(markdown(["step", "idea", "write-up"], body), note)
 

@@ -50,7 +50,7 @@ order-study: setup $(BUILD)/step13 ## time step 13's default beside its tiles ta
 pattern-study: setup $(BUILD)/step12 ## time step 12's answer beside the bounds of its pattern (swap_down, swap_across and their 128 x 128 and 32 x 32 forms) at whole-chunk pitches near the sweep's odd matrices -> docs/results/<gpu>-pattern.csv
 	@$(PYTHON) -m lab.bench --study pattern --build '$(BUILD)' $(bench_gpu)
 
-timing-study: setup $(BUILD)/step$(ANSWER_32) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
+timing-study: setup $(STEP_BINS) ## time the float32 answer (the last float32 step) with the old (write) and new (read) L2 flush -> docs/results/<gpu>-timing.csv
 	@$(PYTHON) -m lab.bench --study timing --build '$(BUILD)' $(bench_gpu)
 
 gpu-session: setup ## everything that needs the GPU: test, bench, profile, peers, reference timings, then the figures and pages -> docs/

@@ -4,13 +4,17 @@
 #   make docs-tables-check    fail if a committed *.md differs from what its *.md.j2 renders to
 #
 # The templates are README.md.j2, docs/**/*.md.j2 and exercises/*/README.md.j2; the
-# numbers come from the committed results in docs/results/ (lab/tables.py).
-# `python3 -m lab.docs --check` exits 1 for a stale file and 2 for a template error.
+# numbers come from the committed results in docs/results/ (lab/tables.py), and what
+# a step is (its title, variants, element size) from its program in BUILD (--describe),
+# so both build the steps first.
+# `python3 -m lab.docs --check` exits 1 for a stale file, 2 for a template error and
+# 3 for a step program not built.
 
 .PHONY: docs-tables docs-tables-check
+docs-tables docs-tables-check: export BUILD := $(BUILD)
 
-docs-tables: setup ## render every *.md.j2 (README, docs/, exercises/) into the .md beside it, from docs/results/
+docs-tables: setup $(STEP_BINS) ## render every *.md.j2 (README, docs/, exercises/) into the .md beside it, from docs/results/
 	@$(PYTHON) -m lab.docs
 
-docs-tables-check: setup ## fail if any committed .md differs from what its .md.j2 renders to
+docs-tables-check: setup $(STEP_BINS) ## fail if any committed .md differs from what its .md.j2 renders to
 	@$(PYTHON) -m lab.docs --check

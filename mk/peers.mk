@@ -7,9 +7,12 @@
 # lab/peers.py times, in one Python process and on the same input tensor, the
 # copy bound, the tutorial's answer, cuBLAS, PyTorch (eager and torch.compile),
 # a Triton kernel, JAX and CuPy. make peers runs it twice: on float32 with the
-# float32 answer (ANSWER_32, the last float32 step) -> docs/results/<gpu>-peers.csv,
-# then on bf16 with the bf16 answer (ANSWER_16, the last step of 2-byte
-# elements) -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
+# float32 answer (the last float32 step) -> docs/results/<gpu>-peers.csv, then
+# on bf16 with the bf16 answer (the last step of 2-byte elements)
+# -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
+# Which steps those are, the built programs say (python3 -m lab.machine asks
+# their --describe, in BUILD): make peers-lib builds them, asks, and makes the
+# library in a second make told PEERS_ANSWERS="12 13".
 # It calls each answer's default kernel through one shared library built here:
 #
 #   steps/NN_name/x.cu   both answers, compiled with -DTRANSPOSE_NO_MAIN (kernels and the stepNN table, no main())
@@ -23,29 +26,31 @@
 # the same flags as the programs otherwise; the link takes from it only what
 # the steps' launchers call.
 
-PEERS_STEP     := $(ANSWER_32)
-PEERS_STEP_16  := $(ANSWER_16)
+PEERS_STEP     := $(word 1,$(PEERS_ANSWERS))
+PEERS_STEP_16  := $(word 2,$(PEERS_ANSWERS))
 PEERS_DIR      := $(BUILD)/peers
 PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
 PEERS_SRCS     := $(foreach n,$(PEERS_STEP) $(PEERS_STEP_16),$(call step_src,$(n))) lab/peer_lib.cu
 PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_SRCS))
 PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
-# peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16 (none
-# where no step has 2-byte elements).
-PEERS_DEFINES  := -DPEER_STEP=$(PEERS_STEP) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
+# peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16.
+PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
 
 .PHONY: peers peers-lib peers-profile
+peers peers-lib peers-profile: export BUILD := $(BUILD)
 
-peers: setup $(PEERS_LIB) ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
-	$(if $(PEERS_STEP_16),@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS))
+	@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 
-peers-lib: $(PEERS_LIB) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
+peers-lib: setup $(STEP_BINS) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
+	@answers=$$($(PYTHON) -m lab.machine) && \
+	    $(MAKE) --no-print-directory PEERS_ANSWERS="$$answers" $(PEERS_LIB)
 
 # Checks for a GPU and ncu before building anything, as make profile does.
 peers-profile: setup ## Nsight Compute counters of the peers in lab/profile_plan.csv -> docs/results/<gpu>-peers-profile.csv
 	@$(PYTHON) -m lab.profile check-env
-	@$(MAKE) --no-print-directory $(PEERS_LIB)
+	@$(MAKE) --no-print-directory peers-lib
 	@$(PYTHON) -m lab.profile peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)')
 
 $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)

@@ -2,11 +2,13 @@
 documented exit code (2: the command line; 3: the machine), before any GPU work, so none of
 these tests needs a GPU.  `make run`, `make diff` and `make help` are held to the same rule."""
 
+import json
 import re
 
 import pytest
 
-from conftest import STEP_BINS, STEPS, assert_exit, first_lines, make_command, one_error_line, run
+from conftest import ROOT, STEP_BINS, STEPS, assert_exit, first_lines, make_command, one_error_line, run
+from lab import schema
 
 # (why it is wrong, the arguments)
 BAD_ARGUMENTS = [
@@ -46,14 +48,20 @@ def test_without_a_gpu(program):
 
 @pytest.mark.nogpu
 @pytest.mark.parametrize("program", STEP_BINS, ids=str)
-def test_list_variants_without_a_gpu(program):
-    result = run([program, "--list-variants"], **NO_GPU)
-    assert result.returncode == 0, first_lines(result.stderr)
-    lines = result.stdout.splitlines()
-    assert lines, "no variant listed"
-    for line in lines:
-        assert re.fullmatch(r"[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*", line), \
-            f"expected name<TAB>min_cc<TAB>role<TAB>summary, got: {line!r}"
+def test_describe_and_list_variants_without_a_gpu(program):
+    """--describe (what the lab reads of a step) is JSON that says what --list-variants and the folder say."""
+    described, listed = run([program, "--describe"], **NO_GPU), run([program, "--list-variants"], **NO_GPU)
+    assert_exit(described, 0)
+    assert_exit(listed, 0)
+    step = json.loads(described.stdout)
+    assert [f"{v['name']}\t{v['min_cc']}\t{v['role']}\t{v['summary']}" for v in step["variants"]] \
+        == listed.stdout.splitlines()
+    for line in listed.stdout.splitlines() or ["no variant listed"]:
+        assert re.fullmatch(r"[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*", line), f"--list-variants: {line!r}"
+    assert step["default_variant"] == step["variants"][0]["name"] and step["title"]
+    assert program.name == f"step{step['step']}" and list(ROOT.glob(f"steps/{step['step']}_{step['name']}/*.cu"))
+    assert (step["element_type"], step["element_bytes"]) in (("float32", 4), ("16-bit", 2))
+    assert step["csv_header"].split(",") == list(schema.BENCH)
 
 
 STEP_LIST = " ".join(STEPS)

@@ -2,7 +2,7 @@
  * @file test_common.c
  * @brief Host unit tests of common/: the CPU reference, the verifier, the
  *        command line (shapes, flush methods, --list-variants), the report's
- *        CSV and check lines, the bandwidth arithmetic and the random input.
+ *        CSV and check lines, --describe's JSON, the bandwidth arithmetic and the random input.
  *
  * Needs no GPU. Prints one `PASS name` or `FAIL name` line per check and
  * exits non-zero if any failed; tests/test_unit.py reads the lines.
@@ -669,6 +669,39 @@ static void test_variant_list(void)
            "report: --list-variants prints name, min_cc, role and summary, tab-separated");
 }
 
+/* --describe escapes what a JSON string cannot hold as it is: a quote, a backslash, a tab. */
+static void test_description(void)
+{
+    const kernel_variant variants[] = {
+        {"fast", "a \"fast\" kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
+        {"copy", "a\\b\tc", NULL, 90, OUTPUT_COPY, NULL},
+    };
+    const step_desc step = {"05", "fake", "A \"fake\" step", variants, 2, NULL, sizeof(float)};
+    char text[1024];
+    FILE *f = tmpfile();
+    print_step_description(f, &step);
+    read_back(f, text, sizeof text);
+    expect(strcmp(text, "{\n"
+                        "  \"step\": \"05\",\n"
+                        "  \"name\": \"fake\",\n"
+                        "  \"title\": \"A \\\"fake\\\" step\",\n"
+                        "  \"element_type\": \"float32\",\n"
+                        "  \"element_bytes\": 4,\n"
+                        "  \"default_variant\": \"fast\",\n"
+                        "  \"variants\": [\n"
+                        "    {\"name\": \"fast\", \"min_cc\": 0, \"role\": \"kernel\", "
+                        "\"summary\": \"a \\\"fast\\\" kernel\"},\n"
+                        "    {\"name\": \"copy\", \"min_cc\": 90, \"role\": \"bound\", "
+                        "\"summary\": \"a\\\\b\\u0009c\"}\n"
+                        "  ],\n"
+                        "  \"csv_header\": \"" CSV_HEADER "\"\n"
+                        "}\n") == 0,
+           "report: --describe prints one JSON object, quotes, backslashes and tabs escaped");
+    options opt;
+    expect(parses(ARGS("--describe"), &opt) && opt.describe == 1 && opt.list_variants == 0,
+           "options: --describe");
+}
+
 /* ------------------------------------------------------------ arithmetic */
 
 static void test_bandwidth(void)
@@ -800,6 +833,7 @@ int main(void)
     test_default_must_transpose();
     test_table_header();
     test_variant_list();
+    test_description();
     test_bandwidth();
     test_random_values();
     test_16_bit_elements();

@@ -1,59 +1,61 @@
 """Steps of two element sizes: float32 steps (STEP_DEFINE) and bf16 steps (STEP_DEFINE_16).
 
-The element size of a step is read from its source in one place on each side, lab.machine.element_bytes()
-and the Makefile's STEPS_16; these tests check that the two agree, that the float32 answer (the last
-float32 step) is what make peers and make timing-study take, that a table never compares a bf16 kernel with
-a float32 one, and that the tutorial's library for lab.peers holds both answers.
+The lab asks a step's program its element size (--describe, lab.machine.element_bytes()); these tests check
+that the float32 answer (the last float32 step) is what make peers and make timing-study take, that a table never
+compares a bf16 kernel with a float32 one, and that the tutorial's library for lab.peers holds both answers.
 """
 
 import ctypes
 import re
+import sys
 import types
 
 import pandas as pd
 
 import pytest
 
-from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_command, make_locked, run
+from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_locked, run
 from lab import bench, machine, peers, results, tables
 
 pytestmark = pytest.mark.unit
 
 FRONT_GPU = "h200"  # the committed sweep the planted tables start from
-BF16_KERNEL = min(tables.variants_defined("13"))  # a kernel the bf16 step defines, for the planted rows
 
 
-def make_variables(*names: str) -> dict:
-    """The values make gives these variables, as the Makefile and mk/*.mk compute them."""
-    show = "show-variables: ; @printf '%s\\n' " + " ".join(f"'{name}=$({name})'" for name in names)
-    result = run(make_command(f"--eval={show}", "show-variables"))
-    assert_exit(result, 0)
-    pairs = [line.partition("=") for line in result.stdout.splitlines()]
-    return {name: value for name, _, value in pairs}
+def bf16_kernel() -> str:
+    """A kernel the bf16 step defines, for the planted rows."""
+    return min(tables.variants_defined("13"))
 
 
-def test_a_step_is_float32_unless_it_ends_with_step_define_16():
+def test_a_step_is_float32_unless_its_program_says_2_bytes():
     assert machine.element_bytes("12") == 4
     assert machine.element_bytes("13") == 2
     assert [step for step in STEPS if machine.element_bytes(step) == 2] == ["13"]
-
-
-def test_make_and_the_lab_agree_on_each_step_and_each_answer():
-    found = make_variables("STEPS_16", "ANSWER_32", "ANSWER_16", "PEERS_STEP", "PEERS_STEP_16")
-    assert found == {"STEPS_16": "13", "ANSWER_32": "12", "ANSWER_16": "13", "PEERS_STEP": "12", "PEERS_STEP_16": "13"}
     assert machine.steps_of("bf16") == ["13"]
     assert machine.answer_step("float32") == "12" and machine.answer_step("bf16") == "13"
 
 
-def test_make_lists_each_step_once_by_its_element_size():
-    found = {name: value.split() for name, value in make_variables("STEPS_16", "STEPS_32", "STEP_NUMS").items()}
-    assert sorted(found["STEPS_16"] + found["STEPS_32"]) == found["STEP_NUMS"] == STEPS
-    assert found["STEPS_32"] == machine.steps_of("float32")
+def test_the_answers_for_make_peers_lib():
+    result = run([sys.executable, "-m", "lab.machine"])
+    assert_exit(result, 0)
+    assert result.stdout == "12 13\n"
 
 
 def test_the_timing_study_runs_the_float32_answer():
-    runs = bench.planned_runs(types.SimpleNamespace(study="timing"))
+    runs = bench.planned_runs(types.SimpleNamespace(study="timing", build=BUILD))
     assert [run.step for run in runs] == ["12", "12"]
+
+
+def test_a_step_not_built_or_too_old_to_describe_itself_is_one_line(tmp_path):
+    with pytest.raises(machine.Stop, match=r"step05 is missing: run 'make step05'$"):
+        machine.describe("05", tmp_path)
+    assert_exit(run([sys.executable, "-m", "lab.docs", "--check"], BUILD=str(tmp_path)), 3)
+    old = tmp_path / "sm_90" / "step05"
+    old.parent.mkdir()
+    old.write_text("#!/bin/sh\necho \"error: unknown option '--describe'\" >&2\nexit 2\n")
+    old.chmod(0o755)
+    with pytest.raises(machine.Stop, match=r"gave no description \(exit 2\): rebuild it, 'make ARCH=sm_90 step05'$"):
+        machine.describe("05", old.parent)
 
 
 # ------------------------------------------------------------------ the tables
@@ -65,7 +67,7 @@ def with_a_bf16_run(frame, shape: str = "8192x8192", pct_of_copy: float = 150.0)
     planted = frame[(frame["step"] == "12") & (frame["at"] == shape)].copy()
     assert len(planted), f"no step 12 run at {shape} in {FRONT_GPU}.csv"
     kernel = planted["role"] == "kernel"
-    planted.loc[kernel, "kernel"] = BF16_KERNEL
+    planted.loc[kernel, "kernel"] = bf16_kernel()
     planted.loc[kernel, "pct_of_copy"] = pct_of_copy
     planted["step"] = "13"
     return pd.concat([frame, planted], ignore_index=True)
@@ -92,12 +94,12 @@ def test_a_bf16_kernel_is_never_the_best_in_the_tutorial_for_a_float32_step(plan
 
 def test_the_gaps_of_a_float32_step_ignore_a_bf16_kernel(planted_sweep):
     page = tables.Page(ROOT / "docs", FRONT_GPU)
-    assert f"13 {BF16_KERNEL}" not in tables.gaps(page, "12")
+    assert f"13 {bf16_kernel()}" not in tables.gaps(page, "12")
 
 
 def test_the_ladder_shows_the_steps_of_one_element_type(planted_sweep):
     page = tables.Page(ROOT, FRONT_GPU)
-    row = re.compile(rf"^\| (13|\[13\]\([^)]*\)) \| {BF16_KERNEL} \|", re.M)   # the step cell links its write-up
+    row = re.compile(rf"^\| (13|\[13\]\([^)]*\)) \| {bf16_kernel()} \|", re.M)   # the step cell links its write-up
     float32 = tables.ladder(page, "8192x8192")
     assert not row.search(float32) and "| answer |" in float32
     bf16 = tables.ladder(page, "8192x8192", dtype="bf16")

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from conftest import ANSWER_STEP, BUILD, CPUS, FIRST_BIN, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, \
+from conftest import BUILD, CPUS, FIRST_BIN, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, \
     host_memory, make_command, make_locked, run, tagged
-from lab import schema
+from lab import machine, schema
 
 pytestmark = pytest.mark.gpu
 
@@ -114,12 +114,12 @@ def test_a_matrix_larger_than_host_memory_is_refused():
 @pytest.mark.parametrize("shape", ["10007x7919", "32768x32768"])
 def test_the_float32_answer_as_the_readme_runs_it(shape):
     """make run: exit 0, every kernel's row PASS, and the cuBLAS row (% of copy, vs cuBLAS)."""
-    rows, cols = shape.split("x")
+    rows, cols, answer = *shape.split("x"), machine.answer_step("float32")   # the last float32 step
     with host_memory():
-        result = run(make_command("run", f"STEP={ANSWER_STEP}", f"ARGS=--rows {rows} --cols {cols}"))
+        result = run(make_command("run", f"STEP={answer}", f"ARGS=--rows {rows} --cols {cols}"))
     assert result.returncode == 0, first_lines(result.stdout + result.stderr)
     assert not re.search(r" FAIL( \(| *$)", result.stdout, re.MULTILINE)
-    assert re.search(rf"^{ANSWER_STEP} .* PASS *$", result.stdout, re.MULTILINE), "no passing kernel row"
+    assert re.search(rf"^{answer} .* PASS *$", result.stdout, re.MULTILINE), "no passing kernel row"
     assert re.search(r"^cublasSgeam .* PASS *$", result.stdout, re.MULTILINE), "no cuBLAS row"
 
 
@@ -127,7 +127,7 @@ def test_the_peers_library_transposes_both_element_types_bit_for_bit(subtests):
     """make peers-lib, then lab.peers' own check of each answer on odd shapes and vectors: PyTorch makes the
     input and numpy's transpose the reference, on an output poisoned with NaN."""
     pytest.importorskip("torch", reason="lab.peers needs PyTorch for a CUDA GPU (pip install torch)")
-    from lab import machine, peers
+    from lab import peers
 
     built = make_locked("peers-lib")
     assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
