@@ -14,13 +14,15 @@ EXTRA_BINS     += $(INDEX_MAPS)
 
 $(INDEX_MAPS): $(BUILD)/obj/tests/index_maps.cu.o $(COMMON_LIB)
 
+# The plots follow the float32 steps, which lab.figures asks the step programs for (--describe).
 .PHONY: figures figures-check
+figures figures-check: export BUILD := $(BUILD)
 
-figures: setup $(INDEX_MAPS) ## write docs/img/index-maps.csv, then draw docs/img/fig-*.svg and each GPU's plots
+figures: setup $(INDEX_MAPS) $(STEP_BINS) ## write docs/img/index-maps.csv, then draw docs/img/fig-*.svg and each GPU's plots
 	@$(INDEX_MAPS) > $(INDEX_MAPS_CSV)
 	@$(PYTHON) -m lab.figures
 
-figures-check: setup $(INDEX_MAPS) ## fail if docs/img/index-maps.csv or a figure or plot differs from a fresh one
+figures-check: setup $(INDEX_MAPS) $(STEP_BINS) ## fail if docs/img/index-maps.csv or a figure or plot differs from a fresh one
 	@$(INDEX_MAPS) | cmp -s - $(INDEX_MAPS_CSV) \
 	  || { echo "error: $(INDEX_MAPS_CSV) is out of date: make figures writes it" >&2; exit 1; }
 	@$(PYTHON) -m lab.figures --check
