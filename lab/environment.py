@@ -11,7 +11,10 @@ of cuobjdump and nvdisasm (the cuda-tools extra) where the CUDA toolkit lacks th
 .venv/bin. From then on .venv is used, and brought up to date when the pins change; delete it
 to go back to python3. The Makefile's PYTHON names whichever it is.
 
-`make ... PYTHON=python3` (or PYTHON=python3 in the environment) skips all this and runs the lab
+A machine that cannot reach PyPI but whose python3 imports every package at other versions (a GPU
+machine) goes on with python3 as it is, with one note, and remembers that in build/python-as-is.txt so
+that later makes do not try again (delete it to retry). `make ... PYTHON=python3` (or PYTHON=python3 in
+the environment) skips all this and runs the lab
 on python3's packages as they are.
 
 Exit codes: 0 set up, 2 bad command line, 3 this machine cannot set it up (one line says what
@@ -28,6 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 STAMP = VENV / "pins.txt"  # the pins last installed into .venv: it is brought up to date when they change
+# Written where the pins could not be installed but python3 imports every package at other versions (a GPU
+# machine without PyPI): the lab then runs on python3 as it is, without trying PyPI again for these pins.
+AS_IS = ROOT / "build" / "python-as-is.txt"
 TOOLS = ("cuobjdump", "nvdisasm")
 
 
@@ -68,7 +74,8 @@ def have_cuobjdump() -> bool:
 def pip_install(requirements: list) -> None:
     """pip install into .venv; on failure, pip's last line."""
     pip = subprocess.run([str(VENV / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
-                          "--quiet", *requirements], capture_output=True, text=True)
+                          "--quiet", "--retries", "2", "--timeout", "15", *requirements],  # no PyPI: fail soon
+                         capture_output=True, text=True)
     if pip.returncode != 0:
         last = (pip.stderr.strip().splitlines() or ["no output"])[-1]
         raise CannotSetUp(f"pip could not install {requirements[0]} and the rest into .venv ({last}): run make again "
@@ -90,8 +97,27 @@ def make_venv(why: str) -> None:
                           "yourself") from err
 
 
+def importable(pin: str) -> bool:
+    """Whether this Python imports the pinned package at any version ("pytest-xdist==3.8.0": xdist)."""
+    name = pin.split("==")[0]
+    return importlib.util.find_spec({"pytest-xdist": "xdist"}.get(name, name.replace("-", "_"))) is not None
+
+
+def run_as_is(wanted: list, err: CannotSetUp) -> bool:
+    """Where python3 imports every package but ruff (whose test then skips), go on with it: one note, and a stamp
+    so that the makes to come do not try PyPI again. False where a package is missing altogether."""
+    if not all(importable(pin) for pin in wanted if not pin.startswith("ruff==")):
+        return False
+    print(f"lab: going on with python3's own packages, at other versions than the pins: {err}", file=sys.stderr)
+    AS_IS.parent.mkdir(exist_ok=True)
+    AS_IS.write_text("\n".join(wanted) + "\n")
+    return True
+
+
 def set_up(always_venv: bool) -> None:
     wanted, why = pins(), ""
+    if not always_venv and not VENV.exists() and AS_IS.is_file() and AS_IS.read_text().split() == wanted:
+        return  # this machine could not install these pins before: python3 as it is (delete build/ to try again)
     if not VENV.exists():
         missing = [pin for pin in wanted if not installed(pin)]
         if not (missing or always_venv or not have_cuobjdump()):
@@ -114,6 +140,8 @@ def set_up(always_venv: bool) -> None:
             shutil.rmtree(VENV, ignore_errors=True)
         if VENV.exists() or why == "cuobjdump not found":  # the pins are there: without cuobjdump, checks skip
             print(f"lab: going on without cuobjdump: {err}", file=sys.stderr)
+            return
+        if not always_venv and run_as_is(wanted, err):
             return
         raise
 

@@ -67,9 +67,29 @@ def test_every_study_builds_a_step(study):
     assert steps_linked(f"{study}-study")
 
 
-@pytest.mark.skipif("PYTHON" in os.environ, reason="PYTHON is set: the suite runs on its packages as they are")
+@pytest.mark.skipif("PYTHON" in os.environ or environment.AS_IS.is_file(),
+                    reason="the suite runs on python3's own packages (PYTHON set, or the pins could not be installed)")
 def test_the_suite_runs_on_the_pinned_versions():
     """make setup chose a Python with every pin (python3 itself, or .venv); one it lacks is seen as lacking."""
     lacking = [pin for pin in environment.pins() if not environment.installed(pin)]
     assert not lacking, f"this Python lacks {lacking}: run the tests with make test"
     assert not environment.installed("pytest==0.0.1")
+
+
+@pytest.mark.parametrize("package, goes_on", [("pandas", True), ("no-such-package", False)])
+def test_a_machine_without_pypi_goes_on_with_python3_only_where_it_imports_every_package(package, goes_on, tmp_path,
+                                                                                          monkeypatch):
+    """No PyPI (a GPU machine): python3's own versions do, with one note and a stamp; a package missing is exit 3."""
+    def no_pypi(*args):
+        raise environment.CannotSetUp("pip could not reach PyPI")
+
+    monkeypatch.setattr(environment, "pins", lambda extra="test": [f"{package}==0.0.1"])
+    monkeypatch.setattr(environment, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(environment, "AS_IS", tmp_path / "build" / "python-as-is.txt")
+    monkeypatch.setattr(environment, "make_venv", no_pypi)
+    if goes_on:
+        environment.set_up(False)
+        assert environment.AS_IS.read_text().split() == [f"{package}==0.0.1"]
+    else:
+        with pytest.raises(environment.CannotSetUp):
+            environment.set_up(False)
