@@ -27,6 +27,10 @@ ALLOWED_SYMBOLS = (
     r"cudaLaunchKernel(ExC)?(_ptsz)?|cudaGetDevice|cudaDeviceGetAttribute|cudaGetDeviceProperties(_v2)?",
     r"cudaFuncSetAttribute|cudaFuncGetAttributes|cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags)?",
     r"cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
+    # Waiting, timing and device scratch: a careful launcher's, and no way to move the work off the GPU
+    # (host, managed and mapped memory are not here: a kernel could hand the work to the host through them).
+    r"cuda(Device|Stream|Event)Synchronize|cudaEvent(Create|Record|ElapsedTime|Destroy)|cudaMalloc|cudaFree",
+    r"cudaMemset(Async)?|cudaGetDeviceCount|cudaLaunchCooperativeKernel",
     r"copy_kernel_launch(_16)?|cuda_fail",  # the harness's: a vector's transpose is a copy; CUDA_CHECK
     # A parameter, a message; glibc may name them __isoc23_sscanf or __fprintf_chk (_FORTIFY_SOURCE).
     r"getenv|strcmp|(__isoc[0-9]+_)?sscanf|(__)?v?[fs]?n?printf(_chk)?|puts|fputs|fputc|putchar|fflush|stdout|stderr",

@@ -378,10 +378,12 @@ def test_technique_without_a_gpu(name, args, expected, exit_code, work):
 # file may: a library, a copy through the host, another file's kernel or launcher, a host callback, dlopen.
 ALLOWED = ["__cudaRegisterFatBinary", "__cudaLaunchKernel", "cudaLaunchKernel", "cudaFuncSetAttribute",
            "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "copy_kernel_launch", "copy_kernel_launch_16", "cuda_fail",
-           "getenv", "stderr", "printf", "memcpy", "__cxa_guard_acquire", "_Unwind_Resume", "atexit"]
+           "getenv", "stderr", "printf", "memcpy", "__cxa_guard_acquire", "_Unwind_Resume", "atexit",
+           "cudaDeviceSynchronize", "cudaMalloc", "cudaFree", "cudaEventRecord"]
 NOT_ALLOWED = ["cublasSgeam", "cublasLtMatrixTransform", "cutensorPermute", "cudaMemcpy", "cudaMemcpyAsync",
                "cudaMemcpy2DAsync", "cudaLaunchHostFunc", "cudaGetDriverEntryPointByVersion", "dlopen", "dlsym",
                "step05", "solution_05", "cublas_transpose", "transpose_reference", "cudaMallocManaged",
+               "cudaMallocHost", "cudaHostAlloc", "cudaHostRegister", "malloc", "_Znwm",
                "launch_float4(float const*, float*, unsigned long, unsigned long, CUstream_st*)"]
 
 
