@@ -270,7 +270,9 @@ def rules_problem(rules) -> str | None:
         return next(filter(None, problems))
     allowed = rules.get("allow_symbols", [])
     try:
-        calls_outside([], allowed if isinstance(allowed, list) else [None])
+        if not isinstance(allowed, list) or not all(isinstance(pattern, str) for pattern in allowed):
+            raise TypeError
+        calls_outside([], allowed)  # compiles each pattern
     except (re.error, TypeError):
         return '"allow_symbols" must be a list of regular expressions (symbols the file may call)'
     for item in rules.get("profile", []):
@@ -536,17 +538,17 @@ def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
     checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
     if not launched:
         return not_own(f"no kernel ran at {shape}: the work was done without one of your kernels")
-    foreign = [n for n in launched if n not in compiled.functions()
-               or (checked and not any(re.search(c, n) for c in checked))]
-    if foreign and reference_hands_on(ncu, subject, shape, timeout):
+    own = compiled.functions()
+    foreign = [n for n in launched if n not in own or (checked and not any(re.search(c, n) for c in checked))]
+    if not foreign:
+        return Verdict("PASS", f"at {shape} only your own kernels ran (ncu): {', '.join(map(plain_name, launched))}")
+    if reference_hands_on(ncu, subject, shape, timeout):
         return Verdict("SKIP", f"at {shape} the exercise's own launcher hands the work to the step's kernel (the "
                                "reference solution's does too): time a shape its kernel takes, such as the default")
-    for name in foreign:
-        if name not in compiled.functions():
-            return not_own(f"at {shape} {plain_name(name)} ran, a kernel your file does not define")
-        return not_own(f"at {shape} your launcher ran {plain_name(name)}, not the kernel that Technique checks "
-                       f"({', '.join(checked)})")
-    return Verdict("PASS", f"at {shape} only your own kernels ran (ncu): {', '.join(map(plain_name, launched))}")
+    if foreign[0] not in own:
+        return not_own(f"at {shape} {plain_name(foreign[0])} ran, a kernel your file does not define")
+    return not_own(f"at {shape} your launcher ran {plain_name(foreign[0])}, not the kernel that Technique checks "
+                   f"({', '.join(checked)})")
 
 
 def reference_hands_on(ncu: str, subject: Subject, shape: str, timeout: float) -> bool:
