@@ -634,3 +634,10 @@ def test_a_shape_the_exercise_leaves_to_the_step_skips_the_launch_check(tmp_path
     subject = grader.Subject(grader.Exercise("05", "05_float4", {"floor": 0.8}, 0.8), "tree", Path("x.cu"), "x")
     verdict = grader.check_launches(subject, "4100x68", 30)
     assert verdict.status == "SKIP" and "hands the work to the step" in verdict.why, verdict.why
+
+
+@pytest.mark.parametrize("allowed, problem", [(["cudaGetDriverEntryPoint"], False), ("cudaX", True), (["("], True),
+                                              ([1], True)])
+def test_allow_symbols_must_be_a_list_of_regular_expressions(allowed, problem):
+    found = grader.rules_problem({"floor": 0.8, "technique": [], "allow_symbols": allowed})
+    assert (found is not None and "allow_symbols" in found) == problem, found
