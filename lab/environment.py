@@ -97,6 +97,16 @@ def make_venv(why: str) -> None:
                           "yourself") from err
 
 
+def recorded(path: Path, wanted: list) -> bool:
+    """Whether a stamp (.venv's pins.txt, or AS_IS) holds exactly these pins."""
+    return path.is_file() and path.read_text().split() == wanted
+
+
+def record(path: Path, wanted: list) -> None:
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("\n".join(wanted) + "\n")
+
+
 def importable(pin: str) -> bool:
     """Whether this Python imports the pinned package at any version ("pytest-xdist==3.8.0": xdist)."""
     name = pin.split("==")[0]
@@ -109,14 +119,13 @@ def run_as_is(wanted: list, err: CannotSetUp) -> bool:
     if not all(importable(pin) for pin in wanted if not pin.startswith("ruff==")):
         return False
     print(f"lab: going on with python3's own packages, at other versions than the pins: {err}", file=sys.stderr)
-    AS_IS.parent.mkdir(exist_ok=True)
-    AS_IS.write_text("\n".join(wanted) + "\n")
+    record(AS_IS, wanted)
     return True
 
 
 def set_up(always_venv: bool) -> None:
     wanted, why = pins(), ""
-    if not always_venv and not VENV.exists() and AS_IS.is_file() and AS_IS.read_text().split() == wanted:
+    if not always_venv and not VENV.exists() and recorded(AS_IS, wanted):
         return  # this machine could not install these pins before: python3 as it is (delete build/ to try again)
     if not VENV.exists():
         missing = [pin for pin in wanted if not installed(pin)]
@@ -126,9 +135,9 @@ def set_up(always_venv: bool) -> None:
     try:
         if why:
             make_venv(why)
-        if not STAMP.is_file() or STAMP.read_text().split() != wanted:
+        if not recorded(STAMP, wanted):
             pip_install(wanted)
-            STAMP.write_text("\n".join(wanted) + "\n")
+            record(STAMP, wanted)
         if not have_cuobjdump():
             pip_install(pins("cuda-tools"))
             for tool in TOOLS:  # where lab.machine.find_tool looks, and on PATH with the venv's bin/
