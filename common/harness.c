@@ -399,6 +399,12 @@ static void matrices_close(matrices *m)
         free(m->host_got);
 }
 
+/** @brief The name `--dtype` gives elements of @p element_bytes bytes. */
+static const char *dtype_name(size_t element_bytes)
+{
+    return element_bytes == 2 ? "bf16" : "f32";
+}
+
 /**
  * @brief The rows of one shape: the baselines (unless `--check-only`), then
  *        the selected variants. A row that cannot run here gets a skip reason.
@@ -427,7 +433,10 @@ static int make_rows(const bench *b, const shape *s, report_row *rows)
                             .launch16 = v->launch16,
                             .output = v->output};
         snprintf(row->label, sizeof row->label, "%s %s", b->step->number, v->name);
-        gpu_too_old(&b->gpu, v->min_cc, row->skip_reason, sizeof row->skip_reason);
+        if (!variant_takes(v, b->element_bytes))
+            snprintf(row->skip_reason, sizeof row->skip_reason, "no %s kernel", dtype_name(b->element_bytes));
+        else
+            gpu_too_old(&b->gpu, v->min_cc, row->skip_reason, sizeof row->skip_reason);
     }
     return n;
 }
@@ -470,8 +479,8 @@ static int run_shape(bench *b, const shape *s, int first_shape)
         if (rows[i].skip_reason[0] == '\0')
             time_row(b, &m, &rows[i]);
 
-    const report r = {
-        .step = b->step, .gpu = &b->gpu, .opt = &b->opt, .shape = s, .rows = rows, .count = n};
+    const report r = {.step = b->step, .gpu = &b->gpu, .opt = &b->opt, .shape = s, .rows = rows, .count = n,
+                      .element_bytes = b->element_bytes};
     print_shape_report(b, &r, first_shape);
     matrices_close(&m);
     int failed = 0;
@@ -558,6 +567,27 @@ static int select_variants(bench *b)
 }
 
 /**
+ * @brief `--dtype` asked for an element type: the variants that have no
+ *        kernel for it become SKIP rows, but one that `--variant` names, or a
+ *        step with none at all, is a usage error.
+ * @return -1 to go on, or EXIT_USAGE
+ */
+static int check_dtype(bench *b)
+{
+    b->element_bytes = b->opt.element_bytes;
+    int takers = 0;
+    for (int i = b->first_variant; i <= b->last_variant; ++i)
+        takers += variant_takes(&b->step->variants[i], b->element_bytes);
+    if (takers == 0) {
+        fprintf(stderr, "error: step %s has no %s kernel%s%s: run it without --dtype %s\n", b->step->number,
+                dtype_name(b->element_bytes), b->opt.variant ? " named " : "", b->opt.variant ? b->opt.variant : "",
+                dtype_name(b->element_bytes));
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/**
  * @brief Parse the command line and answer everything that needs no GPU.
  * @return an exit code to return at once, or -1 to go on and run
  */
@@ -593,23 +623,24 @@ static int handle_command_line(int argc, char **argv, bench *b)
                 b->step->number, b->step->variants[0].name);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < b->step->variant_count; ++i) {
-        const kernel_variant *v = &b->step->variants[i];
-        const int missing = b->element_bytes == 2 ? v->launch16 == NULL : v->launch == NULL;
-        if (missing) {
-            fprintf(stderr,
-                    "error: step %s is a step of %s elements, but its variant %s has no launcher for them: %s\n",
-                    b->step->number, step_element_name(b->step), v->name,
-                    b->element_bytes == 2 ? "write it with variant16()" : "give it a float launcher");
-            return EXIT_USAGE;
-        }
-    }
     if (b->step->variant_count > MAX_ROWS - BASELINE_ROWS) {
         fprintf(stderr,
                 "error: step %s declares %d variants, but a report holds at most %d "
                 "(MAX_ROWS in common/report.h)\n",
                 b->step->number, b->step->variant_count, MAX_ROWS - BASELINE_ROWS);
         return EXIT_USAGE;
+    }
+    if (b->opt.element_bytes != 0)
+        return check_dtype(b);   /* a kernel of one type only is a SKIP row under the other */
+    for (int i = 0; i < b->step->variant_count; ++i) {
+        const kernel_variant *v = &b->step->variants[i];
+        if (!variant_takes(v, b->element_bytes)) {
+            fprintf(stderr,
+                    "error: step %s is a step of %s elements, but its variant %s has no launcher for them: %s\n",
+                    b->step->number, step_element_name(b->step), v->name,
+                    b->element_bytes == 2 ? "write it with variant16()" : "give it a float launcher");
+            return EXIT_USAGE;
+        }
     }
     return -1;
 }

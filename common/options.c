@@ -21,7 +21,7 @@ typedef struct shape_flags {
 
 /** @brief The flags that take a value, for the "needs a value" message. */
 static const char *const value_flags[] = {"--rows",   "--cols", "--offset",  "--shapes", "--reps",
-                                          "--warmup", "--seed", "--variant", "--flush"};
+                                          "--warmup", "--seed", "--variant", "--flush", "--dtype"};
 
 void options_defaults(options *opt)
 {
@@ -245,7 +245,31 @@ static const char *expected_value(const char *flag, const options *opt)
         return opt->max_offset == 7 ? "an integer from 0 to 7" : "an integer from 0 to 3";
     if (strcmp(flag, "--flush") == 0)
         return "read, write or none";
+    if (strcmp(flag, "--dtype") == 0)
+        return "f32 or bf16";
     return "a positive integer";
+}
+
+/** @brief Bytes per element of a `--dtype` value: 4 for f32, 2 for bf16, 0 for anything else. */
+static size_t parse_dtype(const char *text)
+{
+    if (strcmp(text, "f32") == 0 || strcmp(text, "float32") == 0)
+        return 4;
+    return strcmp(text, "bf16") == 0 ? 2 : 0;
+}
+
+/**
+ * @brief The element size `--dtype` asks for, or 0. Read before the other
+ *        flags, because it sets how far `--offset` and `--shapes` may shift a
+ *        matrix (3 floats or 7 bf16 elements), whatever the order on the line.
+ */
+static size_t find_dtype(int argc, char **argv)
+{
+    size_t bytes = 0;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (strcmp(argv[i], "--dtype") == 0)
+            bytes = parse_dtype(argv[i + 1]);
+    return bytes;
 }
 
 /** @brief Set one of the flags that take a value; -1 with the reason in @p err if it is bad. */
@@ -276,6 +300,8 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         ok = parse_flush(value, &opt->flush) == 0;
     } else if (strcmp(flag, "--variant") == 0) {
         opt->variant = value;
+    } else if (strcmp(flag, "--dtype") == 0) {
+        ok = parse_dtype(value) != 0;
     }
     if (!ok)
         snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag, opt));
@@ -311,7 +337,8 @@ int parse_step_options(int argc, char **argv, size_t element_bytes, options *opt
                        size_t err_len)
 {
     options_defaults(opt);
-    opt->max_offset = (int)(16 / element_bytes) - 1;
+    opt->element_bytes = find_dtype(argc, argv);
+    opt->max_offset = (int)(16 / (opt->element_bytes ? opt->element_bytes : element_bytes)) - 1;
     shape_flags given = {.single = opt->shapes[0], .single_given = 0, .list_given = 0};
     for (int i = 1; i < argc; ++i) {
         const char *flag = argv[i];
@@ -351,6 +378,8 @@ void print_options_help(FILE *out, size_t element_bytes)
             "                   PASS|FAIL|SKIP STEP KERNEL SHAPE per kernel and shape\n"
             "  --csv            print CSV rows (columns below) instead of the table\n"
             "  --variant NAME   run only this kernel of the step (default: all of them)\n"
+            "  --dtype T        element type, f32 or bf16, for a step whose kernels take both\n"
+            "                   (default: the step's own, below)\n"
             "  --list-variants  print NAME<TAB>MIN_CC<TAB>SUMMARY per kernel and exit\n"
             "                   (no GPU needed)\n"
             "  --describe       print the step as one JSON object and exit (no GPU needed): its\n"

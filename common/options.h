@@ -63,6 +63,7 @@ typedef struct options {
     int describe;             /**< print the step as one JSON object and exit (`--describe`) */
     const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
     int max_offset;           /**< largest offset the step takes: 3 floats, or 7 2-byte elements */
+    size_t element_bytes;     /**< `--dtype`: 4 (f32) or 2 (bf16); 0 where not given: the step's own type */
 } options;
 
 /** @brief Fill @p opt with the defaults above: one 8192 x 8192 shape, L2 flushed by reading. */

@@ -119,6 +119,14 @@ static void print_json_field(FILE *out, const char *key, const char *text)
     fprintf(out, ",\n");
 }
 
+/** @brief The element types @p v has launchers for, as a JSON list (`--dtype` picks among them). */
+static const char *variant_types_json(const kernel_variant *v)
+{
+    if (v->launch != NULL && v->launch16 != NULL)
+        return "[\"float32\", \"bf16\"]";
+    return v->launch16 != NULL ? "[\"bf16\"]" : "[\"float32\"]";
+}
+
 void print_step_description(FILE *out, const step_desc *step)
 {
     fprintf(out, "{\n");
@@ -128,12 +136,14 @@ void print_step_description(FILE *out, const step_desc *step)
     print_json_field(out, "element_type", step_element_name(step));
     fprintf(out, "  \"element_bytes\": %zu,\n", step_element_bytes(step));
     print_json_field(out, "default_variant", step->variants[0].name);
+    fprintf(out, "  \"element_types\": %s,\n", variant_types_json(&step->variants[0]));
     fprintf(out, "  \"variants\": [\n");
     for (int i = 0; i < step->variant_count; ++i) {
         const kernel_variant *v = &step->variants[i];
         fprintf(out, "    {\"name\": ");
         print_json_string(out, v->name);
-        fprintf(out, ", \"min_cc\": %d, \"role\": \"%s\", \"summary\": ", v->min_cc, variant_role(v));
+        fprintf(out, ", \"min_cc\": %d, \"role\": \"%s\", \"element_types\": %s, \"summary\": ", v->min_cc,
+                variant_role(v), variant_types_json(v));
         print_json_string(out, v->summary);
         fprintf(out, "}%s\n", i + 1 < step->variant_count ? "," : "");
     }
@@ -155,9 +165,8 @@ void print_table_header(FILE *out, const step_desc *step, const gpu_info *gpu, c
 }
 
 /** @brief The shape lines above a table. */
-static void print_shape_lines(FILE *out, const shape *s, const step_desc *step)
+static void print_shape_lines(FILE *out, const shape *s, size_t element_bytes)
 {
-    const size_t element_bytes = step_element_bytes(step);
     const char *unit = element_bytes == sizeof(float) ? "float" : "element";
     fprintf(out, "\nShape    %zu x %zu %ss in, %zu x %zu out (%.1f MiB each way)\n", s->rows, s->cols,
             unit, s->cols, s->rows,
@@ -186,7 +195,7 @@ static void print_table_row(FILE *out, const report *r, const report_row *row, d
         snprintf(pct, sizeof pct, "%.1f%%", 100.0 * copy_ms / row->median_ms);
     fprintf(out, "%-24s %12s %10.4f %10.4f %9.1f %10s %10s  %s\n", row->label, threads,
             row->median_ms, row->min_ms,
-            transpose_gbps(r->shape->rows, r->shape->cols, step_element_bytes(r->step), row->median_ms), pct,
+            transpose_gbps(r->shape->rows, r->shape->cols, r->element_bytes, row->median_ms), pct,
             vs_blas,
             row_check_word(row));
 }
@@ -206,13 +215,13 @@ static void print_bound_notes(FILE *out, const report *r)
 
 void print_table(FILE *out, const report *r)
 {
-    print_shape_lines(out, r->shape, r->step);
+    print_shape_lines(out, r->shape, r->element_bytes);
     const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
     fprintf(out, "\n%-24s %12s %10s %10s %9s %10s %10s  %s\n", "kernel", "threads", "median ms",
             "min ms", "GB/s", "% of copy", "vs cuBLAS", "check");
     for (int i = 0; i < r->count; ++i)
         print_table_row(out, r, &r->rows[i], copy_ms, blas_ms);
-    const size_t element_bytes = step_element_bytes(r->step);
+    const size_t element_bytes = r->element_bytes;
     fprintf(out,
             "\nGB/s counts every element read once and written once (2 x %zu x %zu x %zu bytes, "
             "1 GB = 1e9 B).\n",
@@ -237,7 +246,7 @@ static void print_csv_timing(FILE *out, const report *r, const report_row *row)
         return;
     }
     fprintf(out, "%.6f,%.6f,%.1f,", row->median_ms, row->min_ms,
-            transpose_gbps(r->shape->rows, r->shape->cols, step_element_bytes(r->step), row->median_ms));
+            transpose_gbps(r->shape->rows, r->shape->cols, r->element_bytes, row->median_ms));
     if (copy_ms > 0.0)
         fprintf(out, "%.2f", 100.0 * copy_ms / row->median_ms);
     fputc(',', out);

@@ -83,6 +83,7 @@ typedef struct report {
     const shape *shape;     /**< the shape of these rows */
     const report_row *rows; /**< one entry per row */
     int count;              /**< number of rows */
+    size_t element_bytes;   /**< 4 or 2: the step's own type, or the one `--dtype` chose */
 } report;
 
 /** @brief The median time of the copy bound (the faster copy), or 0 if none was timed. */

@@ -149,6 +149,12 @@ static inline size_t step_element_bytes(const step_desc *step)
     return step->element_bytes != 0 ? step->element_bytes : sizeof(float);
 }
 
+/** @brief Whether @p v has a launcher for elements of @p element_bytes bytes (4: `launch`, 2: `launch16`). */
+static inline int variant_takes(const kernel_variant *v, size_t element_bytes)
+{
+    return element_bytes == 2 ? v->launch16 != NULL : v->launch != NULL;
+}
+
 /** @brief "float32" or "16-bit": what the report calls the elements of @p step. */
 static inline const char *step_element_name(const step_desc *step)
 {

@@ -172,8 +172,9 @@ def steps_of(dtype: str, build: Path | None = None) -> list[str]:
 
 
 def answer_step(dtype: str = "float32", build: Path | None = None) -> str:
-    """The tutorial's answer for an element type: its last step (for float32, the kernel the README puts forward)."""
-    found = steps_of(dtype, build)
+    """The tutorial's answer for an element type: the last step whose default kernel takes it (--describe's
+    element_types; a step may take both through --dtype), the kernel the README puts forward."""
+    found = [step for step in steps() if dtype in describe(step, build)["element_types"]]
     if not found:
         raise Stop(f"no step under steps/ has {dtype} elements")
     return found[-1]
