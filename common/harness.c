@@ -567,21 +567,23 @@ static int select_variants(bench *b)
 }
 
 /**
- * @brief `--dtype` asked for an element type: the variants that have no
- *        kernel for it become SKIP rows, but one that `--variant` names, or a
- *        step with none at all, is a usage error.
+ * @brief The element type of the run, the step's own or the one `--dtype`
+ *        asks for: the variants that have no kernel for it become SKIP
+ *        rows, but one that `--variant` names, or a step with none at all,
+ *        is a usage error.
  * @return -1 to go on, or EXIT_USAGE
  */
 static int check_dtype(bench *b)
 {
-    b->element_bytes = b->opt.element_bytes;
+    if (b->opt.element_bytes != 0)
+        b->element_bytes = b->opt.element_bytes;
     int takers = 0;
     for (int i = b->first_variant; i <= b->last_variant; ++i)
         takers += variant_takes(&b->step->variants[i], b->element_bytes);
     if (takers == 0) {
-        fprintf(stderr, "error: step %s has no %s kernel%s%s: run it without --dtype %s\n", b->step->number,
-                dtype_name(b->element_bytes), b->opt.variant ? " named " : "", b->opt.variant ? b->opt.variant : "",
-                dtype_name(b->element_bytes));
+        fprintf(stderr, "error: step %s has no %s kernel%s%s: --list-variants says which element types each "
+                "kernel takes (--dtype)\n", b->step->number, dtype_name(b->element_bytes),
+                b->opt.variant ? " named " : "", b->opt.variant ? b->opt.variant : "");
         return EXIT_USAGE;
     }
     return -1;
@@ -630,19 +632,14 @@ static int handle_command_line(int argc, char **argv, bench *b)
                 b->step->number, b->step->variant_count, MAX_ROWS - BASELINE_ROWS);
         return EXIT_USAGE;
     }
-    if (b->opt.element_bytes != 0)
-        return check_dtype(b);   /* a kernel of one type only is a SKIP row under the other */
-    for (int i = 0; i < b->step->variant_count; ++i) {
-        const kernel_variant *v = &b->step->variants[i];
-        if (!variant_takes(v, b->element_bytes)) {
-            fprintf(stderr,
-                    "error: step %s is a step of %s elements, but its variant %s has no launcher for them: %s\n",
-                    b->step->number, step_element_name(b->step), v->name,
-                    b->element_bytes == 2 ? "write it with variant16()" : "give it a float launcher");
-            return EXIT_USAGE;
-        }
+    const kernel_variant *first = &b->step->variants[0];
+    if (!variant_takes(first, b->element_bytes)) {
+        fprintf(stderr, "error: step %s is a step of %s elements, but its default variant %s has no launcher for "
+                "them: %s\n", b->step->number, step_element_name(b->step), first->name,
+                b->element_bytes == 2 ? "write it with variant16()" : "give it a float launcher");
+        return EXIT_USAGE;
     }
-    return -1;
+    return check_dtype(b);   /* the other variants: one without a kernel of the type is a SKIP row */
 }
 
 int run_step(int argc, char **argv, const step_desc *step)

@@ -89,11 +89,21 @@ static const char *variant_role(const kernel_variant *v)
     return v->output != OUTPUT_TRANSPOSE ? "bound" : "kernel";
 }
 
+/** @brief " (bf16 only)" or " (f32 and bf16)" where @p v's element types are not just its step's. */
+static const char *variant_types_note(const step_desc *step, const kernel_variant *v)
+{
+    if (v->launch != NULL && v->launch16 != NULL)
+        return " (f32 and bf16: --dtype)";
+    if (variant_takes(v, step_element_bytes(step)))
+        return "";
+    return v->launch16 != NULL ? " (bf16 only: --dtype bf16)" : " (f32 only: --dtype f32)";
+}
+
 void print_variant_list(FILE *out, const step_desc *step)
 {
     for (int i = 0; i < step->variant_count; ++i)
-        fprintf(out, "%s\t%d\t%s\t%s\n", step->variants[i].name, step->variants[i].min_cc,
-                variant_role(&step->variants[i]), step->variants[i].summary);
+        fprintf(out, "%s\t%d\t%s\t%s%s\n", step->variants[i].name, step->variants[i].min_cc,
+                variant_role(&step->variants[i]), step->variants[i].summary, variant_types_note(step, &step->variants[i]));
 }
 
 /** @brief @p text as a JSON string: in quotes, with `"`, `\` and control characters escaped. */
