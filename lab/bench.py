@@ -47,8 +47,8 @@ NARROW_WIDTHS = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_SHAPES = NARROW_WIDTHS + "," + ",".join("x".join(reversed(s.split("x"))) for s in NARROW_WIDTHS.split(","))
 NARROW_RUNS = (("09", "vec4"), ("11", "any_shape"), ("11", "long_runs"), ("11", "chunks"), ("11", "slabs"),
-               ("12", "answer"), ("13", "prmt"), ("13", "slabs"), ("13", "runs"), ("13", "prmt_64x128"),
-               ("13", "slabs_elements"))
+               ("study", "answer"), ("13", "prmt"), ("study", "slabs_bf16", "bf16"), ("study", "runs_bf16", "bf16"),
+               ("study", "prmt_64x128", "bf16"), ("study", "slabs_elements", "bf16"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
 # L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
 # of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's
@@ -57,13 +57,13 @@ PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8
                 "4112x4096,6000x6000,10000x2500,4096x4096,12000x4000,"
                 "16384x20480,32768x16384,65536x8192,131072x4096,4096x131072,8192x65536,32768x24576,"
                 "65536x16384,16384x65536,20480x16384,24576x24576,20000x32768,30000x30000")
-PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("12", "answer"))
+PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("study", "answer"))
 # Odd matrices of about 300 MiB or more: few rows or few columns (a run of 96 floats spans 96 rows of in, so
 # the last tile of rows pads to a multiple of 96), rows on each side of long_runs_fill()'s line, and two of
 # the sweep's. Step 12's answer takes step 11's runs of 64 or of 96 floats: the study times all three.
 RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
                "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
-RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
+RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("study", "answer"))
 # bf16 matrices past L2 whose rows of in do not start on 128 bytes, from 10000 to 100001 rows: one column of
 # tiles (in and out) fills from a tenth of L2 to several times it. Rows a multiple of 16 take the 128 x 128
 # tiles, the others the runs of 64 columns. Step 13's default asks L2 for whole lines where that column fits
@@ -72,31 +72,47 @@ RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("12", "answer"))
 # (narrower ones take the slabs).
 LINES_SHAPES = ("10000x40008,20000x20000,25008x25000,32000x16008,40000x10000,50000x3000,60000x6000,100000x1000,"
                 "25009x25000,40001x10000,50001x3000,60001x6000,100001x1000,699051x48,838861x40,1000003x33")
-LINES_RUNS = (("13", "prmt"), ("13", "prmt_lines"), ("13", "prmt_sectors"))
+LINES_RUNS = (("13", "prmt"), ("study", "prmt_lines", "bf16"), ("study", "prmt_sectors", "bf16"))
 # bf16 matrices past L2 whose rows of in start off sectors (columns 8 past a multiple of 16) and whose rows of out
 # start on them (rows a multiple of 16), so that the default takes 128 x 128 tiles, from square to 100 rows a column:
 # step 13's default beside its tiles taken down the columns of tiles and along the rows on every shape. The default
 # goes along the rows from 4 : 1 (T16_TALL_RATIO).
 ORDER_SHAPES = "25008x25000,32000x16008,36000x12008,48048x12008,64000x8008,50000x3000,100000x1000"
-ORDER_RUNS = (("13", "prmt"), ("13", "prmt_down"), ("13", "prmt_across"))
+ORDER_RUNS = (("13", "prmt"), ("study", "prmt_down", "bf16"), ("study", "prmt_across", "bf16"))
 # float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
 # takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits
 # in a quarter of L2: 25600 rows on the H100, 30720 on the H200 (28001 falls between).
 F32_LINES_SHAPES = ("10007x7919,16385x16383,20001x20001,25001x25001,28001x20001,32001x16001,40001x10001,"
                     "60001x6001,100001x1001")
-F32_LINES_RUNS = (("12", "answer"), ("12", "answer_lines"), ("12", "answer_sectors"))
+F32_LINES_RUNS = (("study", "answer"), ("study", "answer_lines"), ("study", "answer_sectors"))
 # Matrices whose rows are whole 16-byte chunks, near the sweep's odd matrices (10007 x 7919, 16385 x 16383), where
 # a bound of the transpose's pattern can run with 16-byte accesses: squares whose row pitch starts on 16, 32, 64,
 # 128 and 256 bytes, then each odd matrix rounded up to a multiple of 4 and of 64 floats. The study times step
 # 12's answer beside swap_down and swap_across, the answer's tiles moved untransposed in either tile order, and
 # the same bounds moving 128 x 128 regions and 32 x 32 quadrants, whose pieces are twice and half as long.
 PATTERN_SHAPES = ("8196x8196,8200x8200,8208x8208,8224x8224,8256x8256,10008x7920,10048x7936,16388x16384,"
-                  "16448x16384")
-PATTERN_RUNS = (("12", "answer"), ("12", "swap_down"), ("12", "swap_across"), ("12", "swap_down_128"),
-                ("12", "swap_across_128"), ("12", "swap_down_32"), ("12", "swap_across_32"))
+                  "16448x16384,8192x8192,16384x16384,20000x20000,3000x50000,50000x3000")  # then the bar's
+PATTERN_RUNS = (("study", "answer"), ("study", "copy_down"), ("study", "copy_across"), ("study", "swap_down"),
+                ("study", "swap_across"), ("study", "swap_down_128"), ("study", "swap_across_128"),
+                ("study", "swap_down_32"), ("study", "swap_across_32"), ("13", "prmt"),
+                ("study", "swap_down_bf16", "bf16"))
+# Shapes the tutorial never tuned on, where each dispatch must stay within a point of the best kernel it
+# chooses among: the weights, embeddings and activations of common models (hidden sizes 768-8192, their MLPs,
+# vocabularies of 32000-50257), odd sizes, thin and tall ones. Each dispatch runs beside every candidate.
+DISPATCH_SHAPES = ("4096x4096,4096x11008,11008x4096,4096x14336,14336x4096,5120x13824,768x3072,3072x768,"
+                   "768x50257,50257x768,4096x32000,32000x4096,1024x4096,2048x5120,16384x1024,1536x6144,"
+                   "1000x1000,1001x1003,4097x4095,6000x6001,25000x333,333x25000,77x1000003,1000003x77,12345x6789")
+F32_DISPATCH_RUNS = (("study", "answer"),) + tuple(("study", k) for k in (
+    "shared64", "tiles_down", "any_shape", "long_runs", "chunks", "slab_chunks"))
+BF16_DISPATCH_RUNS = (("13", "prmt"),) + tuple(("study", k, "bf16") for k in (
+    "prmt_64x64", "prmt_128x64", "prmt_64x128", "prmt_128x128", "prmt_down", "prmt_across", "runs_bf16",
+    "slabs_bf16"))
 # One small transpose (about 12 us on an H200) and one large (about 1 ms), under each flush.
 TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
+
+
+STUDIES = ("narrow", "pitch", "runs", "lines", "order", "pattern", "dispatch", "dispatch-bf16", "timing")
 
 
 @dataclass
@@ -114,20 +130,30 @@ class Run:
                 *args.program_args]
 
 
+def runs_of(table, shapes: str) -> list[Run]:
+    """One Run per (program, variant[, dtype]) of a study's table, each over all its shapes."""
+    return [Run(f"{prog}-{variant}{'-' + dtype[0] if dtype else ''}", prog, shapes,
+                ("--variant", variant, *(("--dtype", dtype[0]) if dtype else ())))
+            for prog, variant, *dtype in table]
+
+
 def planned_runs(args) -> list[Run]:
     if args.study == "narrow":
-        return [Run(f"step{s}-{v}", s, NARROW_SHAPES, ("--variant", v)) for s, v in NARROW_RUNS]
+        return runs_of(NARROW_RUNS, NARROW_SHAPES)
     if args.study == "pitch":
-        return [Run(f"step{s}", s, PITCH_SHAPES, ("--variant", v)) for s, v in PITCH_RUNS]
+        return runs_of(PITCH_RUNS, PITCH_SHAPES)
     if args.study == "pattern":
-        return [Run(f"step{s}-{v}", s, PATTERN_SHAPES, ("--variant", v)) for s, v in PATTERN_RUNS]
+        return runs_of(PATTERN_RUNS, PATTERN_SHAPES)
     if args.study == "runs":
-        return [Run(f"step{s}-{v}", s, RUNS_SHAPES, ("--variant", v)) for s, v in RUNS_RUNS]
+        return runs_of(RUNS_RUNS, RUNS_SHAPES)
     if args.study == "lines":
-        return [Run(f"step{s}-{v}", s, shapes, ("--variant", v))
-                for runs, shapes in ((LINES_RUNS, LINES_SHAPES), (F32_LINES_RUNS, F32_LINES_SHAPES)) for s, v in runs]
+        return runs_of(LINES_RUNS, LINES_SHAPES) + runs_of(F32_LINES_RUNS, F32_LINES_SHAPES)
     if args.study == "order":
-        return [Run(f"step{s}-{v}", s, ORDER_SHAPES, ("--variant", v)) for s, v in ORDER_RUNS]
+        return runs_of(ORDER_RUNS, ORDER_SHAPES)
+    if args.study == "dispatch":
+        return runs_of(F32_DISPATCH_RUNS, DISPATCH_SHAPES)
+    if args.study == "dispatch-bf16":
+        return runs_of(BF16_DISPATCH_RUNS, DISPATCH_SHAPES)
     if args.study == "timing":
         answer = machine.answer_step("float32", args.build)  # the last float32 step, as the programs say
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
@@ -161,7 +187,7 @@ def collect(runs: list[Run], folder: Path, layout: str) -> tuple[pd.DataFrame, l
     for run in runs:
         csv, rc = folder / f"{run.name}.csv", exit_code(folder, run)
         if rc != "0":
-            problems.append(f"step{run.step} ({run.name}): exit code {rc}")
+            problems.append(f"{machine.program_name(run.step)} ({run.name}): exit code {rc}")
         if csv.is_file() and csv.stat().st_size:
             try:
                 frames.append(results.load(csv, "bench").assign(flush=run.flush))
@@ -176,7 +202,8 @@ def in_shape_order(frame: pd.DataFrame) -> pd.DataFrame:
     so that a sweep reads the same however its runs were split."""
     shape = frame["rows"].astype(str) + "x" + frame["cols"].astype(str) + "+" + frame["offset"].astype(str)
     first_seen = {key: i for i, key in enumerate(dict.fromkeys(shape))}
-    key = shape.map(first_seen) * 100 + frame["step"].astype(int)
+    program = pd.to_numeric(frame["step"], errors="coerce").fillna(99)   # the study program after the steps
+    key = shape.map(first_seen) * 100 + program.astype(int)
     return frame.iloc[key.argsort(kind="stable").to_numpy()]
 
 
@@ -214,7 +241,7 @@ def measure(args) -> int:
     machine.write_env(path.with_name(path.stem + "-env.txt"), {
         "gpu": gpu_name, "driver": machine.driver(), "timing method": timing_line(runs[0], args),
         "command": shlex.join(["python3", "-m", "lab.bench", *args.argv]),
-        "programs": ", ".join(shlex.join([f"step{r.step}", *r.options]) for r in runs),
+        "programs": ", ".join(shlex.join([machine.program_name(r.step), *r.options]) for r in runs),
         "shapes": " ".join(dict.fromkeys(r.shapes for r in runs)), "options": shlex.join(args.program_args),
         "took": f"{time.time() - start:.0f} s" + (", keeping the runs that had finished" if args.resume else "")})
     machine.say(f"bench: wrote {os.path.relpath(path)} ({len(frame)} rows)")
@@ -229,8 +256,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "narrow", "pitch", "runs", "lines", "order", "pattern",
-                        "timing"), default="sweep", help="the shape sweep (default), or one of the seven studies")
+    parser.add_argument("--study", choices=("sweep",) + STUDIES, default="sweep",
+                        help="the shape sweep (default), or one of the studies")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

@@ -135,14 +135,23 @@ def steps() -> list[str]:
 DTYPES = {"float32": 4, "bf16": 2}
 
 
+STUDY = "study"  # the lab's study program, build/study (lab/study/study.cu), which the studies run beside the steps
+
+
+def program_name(step: str) -> str:
+    """The file name of a step's program, stepNN, or of the study program."""
+    return STUDY if step == STUDY else f"step{step}"
+
+
 def making(build: Path, step: str) -> str:
     """The make command that builds build/stepNN: 'make step05', or 'make ARCH=sm_90 step05' for build/sm_90."""
-    return f"make {'ARCH=' + build.name + ' ' if build.name.startswith('sm_') else ''}step{step}"
+    target = "study-program" if step == STUDY else f"step{step}"
+    return f"make {'ARCH=' + build.name + ' ' if build.name.startswith('sm_') else ''}{target}"
 
 
 def program(build: Path, step: str) -> Path:
-    """build/stepNN, or Stop (exit 3) when it was not built."""
-    path = build / f"step{step}"
+    """build/stepNN (or build/study), or Stop (exit 3) when it was not built."""
+    path = build / program_name(step)
     if not os.access(path, os.X_OK):
         raise Stop(f"{path} is missing: run '{making(build, step)}'")
     return path

@@ -4,8 +4,7 @@
     python3 -m lab.session [BATCH ...] [--rerun 11,12]
 
     test       make test, slow tests included              -> docs/results/<gpu>-test.log
-    bench      the sweep and five studies                -> <gpu>.csv,
-                                                            <gpu>-{timing,narrow,pitch,runs,lines,pattern}.csv
+    bench      the sweep and the studies (make study)    -> <gpu>.csv, <gpu>-<study>.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-bf16.csv,
                                                             <gpu>-peers-profile.csv
@@ -60,9 +59,7 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
     """The make commands of one batch (make builds what each needs first)."""
     make = ["make", "--no-print-directory", f"GPU={gpu}"]
     return {
-        "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["timing-study"],
-                  make + ["narrow-study"], make + ["pitch-study"], make + ["runs-study"], make + ["lines-study"],
-                  make + ["order-study"], make + ["pattern-study"]],
+        "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["study"]],
         "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
         "peers": [make + ["peers"], make + ["peers-profile"]],
         # A new GPU's plots, and the pages that name every GPU of gpus.csv, drawn from what it measured.

@@ -12,36 +12,28 @@
  * flight while its threads write out the oldest.
  *
  * ## What changed since step 11
- * `tma` loads by TMA where TMA can describe the matrix (step 11's kernel
- * elsewhere); `one_stage`, with one tile in flight per block, is its control.
- * Bounds `copy_down` and `copy_across` copy in the answer's tiles;
- * `swap_*` put them, untransposed, where the answer writes them.
- *
- * ## The answer
- * The default, `answer` (answer.cuh), is what measurement left: a
- * 16-byte tile kernel (step 09's; `tiles_down` on the H200) on aligned
- * matrices with rows of `out` on 64 bytes, up to a size measured per
- * GPU; step 11's slabs or chunk kernel, or step 09's, on thin matrices;
- * step 11's elsewhere. No TMA.
+ * Step 11's threads load each tile themselves; here thread 0 hands the
+ * loads to the TMA unit and every thread only stores. `tma`, the default,
+ * keeps TMA_STAGES tiles in flight per block; `one_stage`, one, is its
+ * control: what the pipeline adds. `any_shape` is step 11's default in the
+ * same run, the kernel to beat. Where TMA cannot describe the matrix (rows
+ * or columns not a multiple of 4, pointers off 16 bytes) `tma` runs step
+ * 11's kernel instead.
  *
  * ## What it assumes
- * Any M, N >= 1, 4-byte-aligned pointers; the TMA variants need compute
- * capability 9.0.
+ * Any M, N >= 1, 4-byte-aligned pointers; the TMA kernels need compute
+ * capability 9.0 (Hopper): on an older GPU they are SKIP rows.
  *
  * ## Build and run
  *
  *     make step12
  *     ./build/step12 --shapes 32768x32768,8192x8192,10007x7919
- *     ./build/step12 --shapes 8192x8192 --variant tma
  *     ./build/step12 --shapes 8192x8192 --variant one_stage
  *
  * Write-up: docs/steps/12_tma.md
  */
 #include "harness.h"
-#include "answer.cuh"   // the default: which kernel of the tutorial runs on which shape
-#include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
-#include "tile_copy.cuh"   // the two bounds: copies in the answer's tiles
-#include "tiles_down.cuh"  // step 09's tile down the columns, one tile per block
+#include "tma.cuh"   // TMA and mbarrier instructions, the tensor map, the persistent launcher
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -156,109 +148,20 @@ static size_t launch_one_stage(const float *in, float *out, size_t rows, size_t 
     return launch_tma_stages<1>(in, out, rows, cols, stream);
 }
 
-/** @brief The default: the kernel that steps/12_tma/answer.cuh picks for the shape. */
-static size_t launch_answer(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
+/** @brief Step 11's default in the same run: the kernel TMA has to beat. */
+static size_t launch_any_shape(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return answer_launch(in, out, rows, cols, stream);
-}
-
-/** @brief The answer with step 11's sector runs asking L2 for lines on every shape. */
-static size_t launch_answer_lines(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return answer_launch(in, out, rows, cols, stream, LINES_ALWAYS);
-}
-
-/** @brief The answer with step 11's sector runs asking L2 for sectors alone on every shape. */
-static size_t launch_answer_sectors(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return answer_launch(in, out, rows, cols, stream, LINES_NEVER);
-}
-
-/** @brief Step 09's 16-byte tile down the columns of `in`, one tile per block (tiles_down.cuh). */
-static size_t launch_tiles_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tiles_down_launch(in, out, rows, cols, stream);
-}
-
-/** @brief The bound: a copy in 64x64 tiles taken down columns, the answer's order. */
-static size_t launch_copy_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<true>(in, out, rows, cols, stream);
-}
-
-/** @brief The bound: whole 64x64 tiles moved, untransposed, to their transposed places, in the answer's order. */
-static size_t launch_swap_down(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<true, true>(in, out, rows, cols, stream);
-}
-
-/** @brief The bound: whole 64x64 tiles moved, untransposed, to their transposed places, taken along rows. */
-static size_t launch_swap_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<false, true>(in, out, rows, cols, stream);
-}
-
-/** @brief swap_down's tiles moved a 128 x 128 region at a time: a 128 x 128 tile's pieces. */
-static size_t launch_swap_down_128(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<true, true, 2>(in, out, rows, cols, stream);
-}
-
-/** @brief swap_across's tiles moved a 128 x 128 region at a time: a 128 x 128 tile's pieces. */
-static size_t launch_swap_across_128(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<false, true, 2>(in, out, rows, cols, stream);
-}
-
-/** @brief swap_down's tiles moved a 32 x 32 quadrant per block: a 32 x 32 tile's pieces. */
-static size_t launch_swap_down_32(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return swap_quadrants_launch<true>(in, out, rows, cols, stream);
-}
-
-/** @brief swap_across's tiles moved a 32 x 32 quadrant per block: a 32 x 32 tile's pieces. */
-static size_t launch_swap_across_32(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return swap_quadrants_launch<false>(in, out, rows, cols, stream);
-}
-
-/** @brief The bound: a copy in 64x64 tiles taken along rows. */
-static size_t launch_copy_across(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
-{
-    return tile_copy_launch<false>(in, out, rows, cols, stream);
+    return any_shape_launch(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
-    {"answer", "the tutorial's answer: step 09's, tiles_down, step 11's or the chunk kernel, by shape and GPU "
-     "(steps/12_tma/answer.cuh)",
-     launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
     {"one_stage", "TMA with one tile in flight per block: the control for what the pipeline adds",
      launch_one_stage, 90},
-    {"answer_lines", "the answer, its sector runs asking L2 for whole lines on every shape (the default: where "
-     "the tile beside reuses them)", launch_answer_lines, ANY_GPU},
-    {"answer_sectors", "the answer, its sector runs asking L2 for the sectors they read alone", launch_answer_sectors,
+    {"any_shape", "step 11's default, its threads loading their own tiles: the kernel to beat", launch_any_shape,
      ANY_GPU},
-    {"tiles_down", "step 09's 16-byte tile down the columns of in, one tile per block, 8 blocks per SM "
-     "(step 09's kernel where rows are not whole chunks)", launch_tiles_down, ANY_GPU},
-    {"copy_down", "a bound: out = in, a COPY in 64x64 tiles taken down columns (the answer's reads, both ways)",
-     launch_copy_down, ANY_GPU, OUTPUT_COPY},
-    {"copy_across", "a bound: out = in, a COPY in 64x64 tiles taken along rows (the answer's writes, both ways)",
-     launch_copy_across, ANY_GPU, OUTPUT_COPY},
-    {"swap_down", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken down columns "
-     "(the answer's reads and writes)", launch_swap_down, ANY_GPU, OUTPUT_TILES_SWAPPED},
-    {"swap_across", "a bound: whole 64x64 tiles moved to their transposed places untransposed, taken along rows "
-     "(step 09's order)", launch_swap_across, ANY_GPU, OUTPUT_TILES_SWAPPED},
-    {"swap_down_128", "a bound: swap_down's tiles moved four at a time from 128x128 regions (a 128x128 tile's "
-     "pieces)", launch_swap_down_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
-    {"swap_across_128", "a bound: swap_across's tiles moved four at a time from 128x128 regions (a 128x128 "
-     "tile's pieces)", launch_swap_across_128, ANY_GPU, OUTPUT_TILES_SWAPPED},
-    {"swap_down_32", "a bound: swap_down's tiles moved a 32x32 quadrant per block (a 32x32 tile's pieces)",
-     launch_swap_down_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
-    {"swap_across_32", "a bound: swap_across's tiles moved a 32x32 quadrant per block (a 32x32 tile's pieces)",
-     launch_swap_across_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
 };
 
 STEP_DEFINE("Tensor Memory Accelerator loads, several tiles in flight", variants, NULL)
