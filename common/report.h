@@ -29,7 +29,7 @@ extern "C" {
     "gpu,step,kernel,role,rows,cols,offset,median_ms,min_ms,gbps,pct_of_copy,vs_cublas,check"
 
 /** @brief Most rows one shape can have: three baselines and the program's variants. */
-#define MAX_ROWS 32
+#define MAX_ROWS 40
 
 /** @brief What a row runs. */
 typedef enum row_kind {

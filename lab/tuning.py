@@ -38,7 +38,7 @@ def out_row_floats(answer: Path | str = ANSWER) -> int:
     return int(found.group(1)) // 4
 
 LEADER = "09 vec4"  # step 09's default: the 16-byte kernel on these shapes
-TILES_DOWN = "12 tiles_down"  # step 09's tile down the columns, one per block (steps/12_tma/tiles_down.cuh)
+TILES_DOWN = "12 tiles_down"  # step 09's tile down the columns, one per block (steps/09_shared64/tiles_down.cuh)
 TILE_KERNELS = {LEADER: "false", TILES_DOWN: "true"}  # each tile kernel and the header's tiles_down field for it
 MAX_TRAIL = 2.0  # points of % of copy tiles_down may trail step 09's kernel at one shape, the tuning check allows
 CHALLENGER = "11 any_shape"  # step 11's default

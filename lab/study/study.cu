@@ -28,8 +28,9 @@
 #include "steps/09_shared64/shared64.cuh"      // step 09's kernel
 #include "steps/11_any_shape/any_shape.cuh"    // step 11's kernels
 #include "steps/12_tma/answer.cuh"             // the float32 dispatch
-#include "steps/12_tma/slab_chunks.cuh"        // slabs of 16-byte chunks
-#include "steps/12_tma/tiles_down.cuh"         // step 09's tile down the columns
+#include "steps/13_bf16/prmt.cuh"              // step 13's kernels and its default's choices
+#include "steps/11_any_shape/slab_chunks.cuh"        // slabs of 16-byte chunks
+#include "steps/09_shared64/tiles_down.cuh"         // step 09's tile down the columns
 #include "tile_copy.cuh"                       // the float32 bounds
 #include "tile_swap16.cuh"                     // the bf16 bound
 
@@ -125,7 +126,94 @@ static size_t launch_swap_across_32(const float *in, float *out, size_t rows, si
     return swap_quadrants_launch<false>(in, out, rows, cols, stream);
 }
 
-/* ---- bf16 --------------------------------------------------------------------------------- */
+/* ---- bf16: the default's choices forced, its candidates, its bound ----------------------------- */
+
+/**
+ * @brief The default down the columns of tiles, its loads asking L2 for
+ *        whole lines on every shape: with prmt_sectors, the lines study's
+ *        test of the hint in the order where the tile beside comes late.
+ */
+static size_t launch_prmt_lines(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return prmt_launch_by(LINES_ALWAYS, DOWN_COLUMNS, in, out, rows, cols, stream);
+}
+
+/** @brief The default down the columns of tiles, its loads asking L2 for their sectors only. */
+static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return prmt_launch_by(LINES_NEVER, DOWN_COLUMNS, in, out, rows, cols, stream);
+}
+
+/** @brief The default with its tile kernel taking the tiles along the rows of `in` on every shape. */
+static size_t launch_prmt_across(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return prmt_launch_by(LINES_WHERE_REUSED, ALONG_ROWS, in, out, rows, cols, stream);
+}
+
+/** @brief The default with its tile kernel taking the tiles down the columns of tiles on every shape. */
+static size_t launch_prmt_down(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return prmt_launch_by(LINES_WHERE_REUSED, DOWN_COLUMNS, in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on a 64 x 64 tile: the float32 tile's elements, half its bytes. */
+static size_t launch_prmt_64x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x64<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on 128 x 64 tiles: 256 bytes into each row of `out`, 128 from each row of `in`. */
+static size_t launch_prmt_128x64(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_128x64, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on 64 x 128 tiles on every size: the default's tile between one wave and L2. */
+static size_t launch_prmt_64x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_64x128<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
+}
+
+/** @brief The PRMT store on 128 x 128 tiles on every size: 256 bytes from each row of `in` and into each of `out`. */
+static size_t launch_prmt_128x128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_launch<tile_128x128<>, T16_PRMT, runs_144<>>(in, out, rows, cols, stream);
+}
+
+/** @brief Sector runs on every shape. */
+static size_t launch_runs_bf16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_runs_launch<runs_144<>>(in, out, rows, cols, stream);
+}
+
+/** @brief Sector runs on every shape, the tile's chunks loaded in turn by 256 threads. */
+static size_t launch_runs_chunks(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_runs_launch<runs_chunks>(in, out, rows, cols, stream);
+}
+
+/** @brief Sector runs of 128 elements on every shape: fewer loads in flight. */
+static size_t launch_runs_128(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    return transpose16_runs_launch<runs_128>(in, out, rows, cols, stream);
+}
+
+/** @brief Slabs of 16-byte chunks on every matrix of 2-63 rows or columns, the default elsewhere. */
+static size_t launch_slabs_bf16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (slabs_fit(rows, cols))
+        return slab_chunks_launch<uint16_t>(in, out, rows, cols, stream);
+    return prmt_launch(in, out, rows, cols, stream);
+}
+
+/** @brief Step 11's slabs, one element an access, on every matrix of 2-63 rows or columns, the default elsewhere. */
+static size_t launch_slabs_elements(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    if (slabs_fit(rows, cols))
+        return slabs_launch(in, out, rows, cols, stream);
+    return prmt_launch(in, out, rows, cols, stream);
+}
+
 
 static size_t launch_swap_down_bf16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols,
                                     cudaStream_t stream)
@@ -165,6 +253,22 @@ static const kernel_variant variants[] = {
      launch_swap_down_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
     {"swap_across_32", "a bound: swap_across's tiles moved a 32x32 quadrant per block", launch_swap_across_32,
      ANY_GPU, OUTPUT_TILES_SWAPPED},
+    variant16("prmt_lines", "step 13's default down the columns, loads asking L2 for whole lines on every shape",
+              launch_prmt_lines),
+    variant16("prmt_sectors", "step 13's default down the columns, loads asking L2 for their sectors alone",
+              launch_prmt_sectors),
+    variant16("prmt_across", "step 13's default with its tiles taken along the rows on every shape", launch_prmt_across),
+    variant16("prmt_down", "step 13's default with its tiles taken down the columns on every shape", launch_prmt_down),
+    variant16("prmt_64x64", "the PRMT store on 64x64 tiles at every size", launch_prmt_64x64),
+    variant16("prmt_128x64", "the PRMT store on 128x64 tiles at every size", launch_prmt_128x64),
+    variant16("prmt_64x128", "the PRMT store on 64x128 tiles at every size", launch_prmt_64x128),
+    variant16("prmt_128x128", "the PRMT store on 128x128 tiles at every size", launch_prmt_128x128),
+    variant16("runs_bf16", "sector runs of 144 elements on every shape", launch_runs_bf16),
+    variant16("runs_128", "sector runs of 128 elements on every shape", launch_runs_128),
+    variant16("runs_chunks", "sector runs whose threads load the tile's chunks in turn", launch_runs_chunks),
+    variant16("slabs_bf16", "slabs of 16-byte chunks on 2-63 rows or columns, step 13's default elsewhere",
+              launch_slabs_bf16),
+    variant16("slabs_elements", "step 11's slabs, one element an access, on 2-63 rows or columns", launch_slabs_elements),
     variant16("swap_down_bf16", "a bound: bf16 128x128 tiles moved whole, untransposed, down the columns",
               launch_swap_down_bf16, ANY_GPU, OUTPUT_TILES_SWAPPED),
 };

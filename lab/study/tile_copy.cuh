@@ -59,20 +59,6 @@ static __device__ __forceinline__ void group_at(size_t g, size_t groups_y, size_
 }
 
 /**
- * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
- *        that lie inside the tile's @p height: one chunk of each, all 4
- *        loads issued before any is used.
- */
-static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
-                                                         size_t first, size_t pass, unsigned row, unsigned height)
-{
-#pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            v[p] = in4[first + p * pass];
-}
-
-/**
  * @brief Where a bound puts element (@p r, @p c) of the tile at (@p row0,
  *        @p col0): where it came from (a copy), or with @p Swap, at the same
  *        place of the tile's transposed position if the tile is @p whole,

@@ -305,4 +305,18 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
     __syncthreads();   // everyone is done reading before the next tile overwrites it
 }
 
+/**
+ * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
+ *        that lie inside the tile's @p height: one chunk of each, all 4
+ *        loads issued before any is used.
+ */
+static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
+                                                         size_t first, size_t pass, unsigned row, unsigned height)
+{
+#pragma unroll
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
+        if (row + p * ROWS_PER_PASS < height)
+            v[p] = in4[first + p * pass];
+}
+
 #endif /* TRANSPOSE_TILE64_CUH */
