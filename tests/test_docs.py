@@ -159,33 +159,33 @@ def labels(shapes) -> list[str]:
 
 
 def test_slower_needs_both_runs_slower_and_a_planted_wrong_pick_is_caught():
-    frame = synthetic(("12 answer", "65x1220703", 90.0, 1.00), ("11 long_runs", "65x1220703", 90.0, 1.00),
-                      ("12 answer", "100x800003", 90.0, 1.00, 1.05), ("11 any_shape", "100x800003", 90.0, 1.00),
+    frame = synthetic(("study answer", "65x1220703", 90.0, 1.00), ("11 long_runs", "65x1220703", 90.0, 1.00),
+                      ("study answer", "100x800003", 90.0, 1.00, 1.05), ("11 any_shape", "100x800003", 90.0, 1.00),
                       ("11 any_shape", "200x400003", 90.0, 1.00))
-    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["200 x 400003"]   # not timed: listed
+    assert labels(tables.slower(frame, ["study"], ["09", "11"])) == ["200 x 400003"]   # not timed: listed
     frame.loc[2, "median_ms"] = 1.05   # slower in its median run too: a wrong pick
-    assert labels(tables.slower(frame, ["12"], ["09", "11"])) == ["100 x 800003", "200 x 400003"]
+    assert labels(tables.slower(frame, ["study"], ["09", "11"])) == ["100 x 800003", "200 x 400003"]
 
 
 def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
-    frame = synthetic(("12 answer", "8196x8196", 88.0, 1.0), ("12 swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
-                      ("12 swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
-                      ("12 answer", "8256x8256", 97.0, 1.0), ("12 swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
-    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0) == []
+    frame = synthetic(("study answer", "8196x8196", 88.0, 1.0), ("study swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
+                      ("study swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
+                      ("study answer", "8256x8256", 97.0, 1.0), ("study swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
+    assert tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0) == []
     assert tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256) == []   # 8256 floats: 256-byte rows
     frame.loc[0, "pct_of_copy"], frame.loc[2, "pct_of_copy"] = 85.0, 96.0
-    assert labels(tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0)) == ["8196 x 8196"]
+    assert labels(tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0)) == ["8196 x 8196"]
     assert labels(tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256)) == ["8196 x 8196"]
-    assert tables.behind(frame, ["12 answer"], tables.BOUNDS_64, 2.0, tables.LARGE) == []   # not a shape asked for
+    assert tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0, tables.LARGE) == []   # not a shape asked for
 
 
 def test_missed_names_the_bars_shapes_and_a_planted_bound_past_the_target_is_caught():
-    frame = synthetic(("12 answer", "32768x32768", 95.0, 1.0), ("12 swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
-                      ("12 answer", "1024x1024", 90.0, 1.0))   # not a shape of the bar
-    assert labels(tables.missed(frame, "12", "last_step")) == ["32768 x 32768"]
-    assert tables.missed(frame, "12", "last_step", tables.BOUNDS_64) == []
+    frame = synthetic(("study answer", "32768x32768", 95.0, 1.0), ("study swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
+                      ("study answer", "1024x1024", 90.0, 1.0))   # not a shape of the bar
+    assert labels(tables.missed(frame, "study", "last_step")) == ["32768 x 32768"]
+    assert tables.missed(frame, "study", "last_step", tables.BOUNDS_64) == []
     frame.loc[1, "pct_of_copy"] = 98.0
-    assert labels(tables.missed(frame, "12", "last_step", tables.BOUNDS_64)) == ["32768 x 32768"]
+    assert labels(tables.missed(frame, "study", "last_step", tables.BOUNDS_64)) == ["32768 x 32768"]
 
 
 def test_busy_as_copy_and_peers_ahead_and_planted_cases_that_flip_them():
