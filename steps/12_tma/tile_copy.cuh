@@ -44,7 +44,8 @@
 #include "kernel_utils.cuh"
 #include "step_table.h"   // SWAPPED_TILE: the tile the harness checks a swap bound against
 #include "steps/11_any_shape/any_shape.cuh"   // AS_BLOCKS_PER_SM: the chunk kernel's launch bounds
-#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile()
+#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile(),
+                                          // load_chunk_column()
 
 /** Tile rows one pass of single-float accesses covers: 256 threads, one float each, 64 to a row. */
 #define TC_ROWS_PER_PASS (THREADS / TILE)
@@ -56,20 +57,6 @@ static __device__ __forceinline__ void group_at(size_t g, size_t groups_y, size_
 {
     *group_row = Down ? g % groups_y : g / groups_x;
     *group_col = Down ? g / groups_y : g % groups_x;
-}
-
-/**
- * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
- *        that lie inside the tile's @p height: one chunk of each, all 4
- *        loads issued before any is used.
- */
-static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
-                                                         size_t first, size_t pass, unsigned row, unsigned height)
-{
-#pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            v[p] = in4[first + p * pass];
 }
 
 /**
