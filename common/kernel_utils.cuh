@@ -121,4 +121,67 @@ static inline size_t threads_launched(dim3 grid, dim3 block)
     return (size_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
 }
 
+/**
+ * @brief An attribute of the current GPU (cudaDevAttrL2CacheSize, ...), or
+ *        0 where the runtime cannot say: kernel code never exits, and the
+ *        error stays for the caller's cudaGetLastError().
+ */
+static inline int device_attribute(cudaDeviceAttr attribute)
+{
+    int device, value;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess)
+        return 0;
+    return value;
+}
+
+/** Threads per block of the copy kernel. */
+#define COPY_THREADS 256
+
+/**
+ * @brief out[i] = in[i] for i < count elements of type T, 16 bytes at a
+ *        time where possible: the copy bound's kernel, and the transpose
+ *        of a matrix of one row or one column.
+ *
+ * The first `head` elements (fewer than 16 bytes) are copied one by one so
+ * that the rest starts on a 16-byte boundary; `vec_count` 16-byte chunks
+ * follow; the last elements are again copied one by one. head is the same
+ * for both pointers (the launcher checks this), otherwise it launches with
+ * vec_count = 0 and everything takes the one-by-one loop.
+ */
+template <class T>
+static __global__ void copy_chunks(const T *__restrict__ in, T *__restrict__ out, size_t count, size_t head,
+                                   size_t vec_count)
+{
+    constexpr size_t per_chunk = 16 / sizeof(T);
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *in16 = reinterpret_cast<const uint4 *>(in + head);
+    uint4 *out16 = reinterpret_cast<uint4 *>(out + head);
+    for (size_t i = first; i < vec_count; i += stride)
+        out16[i] = in16[i];
+    // One by one: the head, and everything after the chunks.
+    const size_t tail_start = head + per_chunk * vec_count;
+    for (size_t i = first; i < head + (count - tail_start); i += stride) {
+        const size_t index = i < head ? i : tail_start + (i - head);
+        out[index] = in[index];
+    }
+}
+
+/** @brief Launch copy_chunks<T>() over @p count elements: 16-byte chunks if both pointers sit alike. */
+template <class T>
+static inline size_t copy_elements_launch(const T *in, T *out, size_t count, cudaStream_t stream)
+{
+    constexpr size_t per_chunk = 16 / sizeof(T);
+    const size_t head = (per_chunk - ((uintptr_t)in & 15) / sizeof(T)) % per_chunk;  // until `in` is aligned
+    const int same_alignment =
+        ((uintptr_t)in & 15) == ((uintptr_t)out & 15) && ((uintptr_t)in % sizeof(T)) == 0;
+    const size_t vec_count = same_alignment && count > head ? (count - head) / per_chunk : 0;
+    const size_t scalar_head = vec_count > 0 ? head : 0;
+    const size_t work = vec_count > 0 ? vec_count : count;
+    const dim3 block(COPY_THREADS);
+    const dim3 grid = grid_for_tiles(ceil_div(work, COPY_THREADS), 1);
+    copy_chunks<T><<<grid, block, 0, stream>>>(in, out, count, scalar_head, vec_count);
+    return threads_launched(grid, block);
+}
+
 #endif /* TRANSPOSE_KERNEL_UTILS_CUH */

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "steps/12_tma/answer.cuh"
-#include "steps/11_any_shape/slab_chunks.cuh"
+#include "steps/13_bf16/slab_chunks.cuh"
 #include "steps/11_any_shape/any_shape.cuh"
 #include "steps/11_any_shape/sector_runs.cuh"
 #include "steps/11_any_shape/slabs.cuh"

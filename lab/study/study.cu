@@ -28,8 +28,8 @@
 #include "steps/09_shared64/shared64.cuh"      // step 09's kernel
 #include "steps/11_any_shape/any_shape.cuh"    // step 11's kernels
 #include "steps/12_tma/answer.cuh"             // the float32 dispatch
-#include "steps/13_bf16/prmt.cuh"              // step 13's kernels and its default's choices
-#include "steps/11_any_shape/slab_chunks.cuh"        // slabs of 16-byte chunks
+#include "steps/13_bf16/prmt_default.cuh"      // step 13's kernels and its default's choices
+#include "steps/13_bf16/slab_chunks.cuh"        // slabs of 16-byte chunks
 #include "steps/09_shared64/tiles_down.cuh"         // step 09's tile down the columns
 #include "tile_copy.cuh"                       // the float32 bounds
 #include "tile_swap16.cuh"                     // the bf16 bound
@@ -128,6 +128,13 @@ static size_t launch_swap_across_32(const float *in, float *out, size_t rows, si
 
 /* ---- bf16: the default's choices forced, its candidates, its bound ----------------------------- */
 
+/** Runs of 128 elements (256 bytes): 144 rows of 9 chunks, 4.5 a thread. */
+using runs_128 = runs16_rows<128, true>;
+/** Runs of 144 whose 256 threads load the tile's chunks in turn, working out each chunk's column and checks. */
+using runs_chunks = runs16<144, true>;
+/** The tile that writes 256 bytes into each row of `out`: 128 x 64, 16 KB. */
+using tile_128x64 = tile16<128, 64, true>;
+
 /**
  * @brief The default down the columns of tiles, its loads asking L2 for
  *        whole lines on every shape: with prmt_sectors, the lines study's
@@ -203,7 +210,7 @@ static size_t launch_slabs_bf16(const uint16_t *in, uint16_t *out, size_t rows, 
 {
     if (slabs_fit(rows, cols))
         return slab_chunks_launch<uint16_t>(in, out, rows, cols, stream);
-    return prmt_launch(in, out, rows, cols, stream);
+    return prmt_default_launch(in, out, rows, cols, stream);
 }
 
 /** @brief Step 11's slabs, one element an access, on every matrix of 2-63 rows or columns, the default elsewhere. */
@@ -211,7 +218,7 @@ static size_t launch_slabs_elements(const uint16_t *in, uint16_t *out, size_t ro
 {
     if (slabs_fit(rows, cols))
         return slabs_launch(in, out, rows, cols, stream);
-    return prmt_launch(in, out, rows, cols, stream);
+    return prmt_default_launch(in, out, rows, cols, stream);
 }
 
 

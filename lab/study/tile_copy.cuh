@@ -44,7 +44,8 @@
 #include "kernel_utils.cuh"
 #include "step_table.h"   // SWAPPED_TILE: the tile the harness checks a swap bound against
 #include "steps/11_any_shape/any_shape.cuh"   // AS_BLOCKS_PER_SM: the chunk kernel's launch bounds
-#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile()
+#include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, CHUNKS_PER_ROW, ROWS_PER_PASS, tile_extent(), column_major_tile(),
+                                          // load_chunk_column()
 
 /** Tile rows one pass of single-float accesses covers: 256 threads, one float each, 64 to a row. */
 #define TC_ROWS_PER_PASS (THREADS / TILE)

@@ -131,6 +131,21 @@ UNROLL_ON_DEVICE
     store_float4(out4, first + 3 * row_float4s, make_float4(b[0].w, b[1].w, b[2].w, b[3].w));
 }
 
+/**
+ * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
+ *        that lie inside the tile's @p height: one chunk of each, all 4
+ *        loads issued before any is used (step 12's bounds, and the
+ *        capstone's tiles_down).
+ */
+static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
+                                                         size_t first, size_t pass, unsigned row, unsigned height)
+{
+#pragma unroll
+    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
+        if (row + p * ROWS_PER_PASS < height)
+            v[p] = in4[first + p * pass];
+}
+
 /** @brief Rows (or columns) of the tile that starts at @p first of @p n: TILE except at the edge. */
 static __host__ __device__ __forceinline__ unsigned tile_extent(size_t n, size_t first)
 {
@@ -305,18 +320,5 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
     __syncthreads();   // everyone is done reading before the next tile overwrites it
 }
 
-/**
- * @brief `v[p] = in4[first + p * pass]` for the 4 tile rows @p row + 16 p
- *        that lie inside the tile's @p height: one chunk of each, all 4
- *        loads issued before any is used.
- */
-static __device__ __forceinline__ void load_chunk_column(float4 (&v)[TILE / ROWS_PER_PASS], const float4 *in4,
-                                                         size_t first, size_t pass, unsigned row, unsigned height)
-{
-#pragma unroll
-    for (unsigned p = 0; p < TILE / ROWS_PER_PASS; ++p)
-        if (row + p * ROWS_PER_PASS < height)
-            v[p] = in4[first + p * pass];
-}
 
 #endif /* TRANSPOSE_TILE64_CUH */

@@ -70,7 +70,7 @@ static size_t launch_chunks(const float *in, float *out, size_t rows, size_t col
 static size_t launch_words(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
-        return copy_kernel_launch(in, out, rows * cols, stream);
+        return copy_elements_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, TILE) * ceil_div(cols, TILE), 1);
     transpose_words_column_order<<<grid, block, 0, stream>>>(in, out, rows, cols);

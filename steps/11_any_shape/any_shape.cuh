@@ -33,8 +33,7 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
-#include "baselines.h"
-#include "kernel_utils.cuh"
+#include "kernel_utils.cuh"   // copy_elements_launch(): a vector is a copy
 #include "steps/09_shared64/tile64.cuh"   // TILE, VEC, THREADS, tile_extent(), column_major_tile(), vec4_fits(),
                         // rows_are_whole_chunks()
 #include "sector_runs.cuh"   // sector_runs_launch(), for any_shape_launch()
@@ -355,7 +354,7 @@ template <bool Shifted>
 static inline size_t chunks_launch_on(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
-        return copy_kernel_launch(in, out, rows * cols, stream);
+        return copy_elements_launch(in, out, rows * cols, stream);
     const tile_grid tiles = chunk_grid<Shifted>(in, out, rows, cols);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(tiles.tiles_y * tiles.tiles_x, 1);

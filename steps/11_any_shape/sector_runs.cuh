@@ -38,8 +38,7 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
-#include "baselines.h"
-#include "kernel_utils.cuh"
+#include "kernel_utils.cuh"   // copy_elements_launch(): a vector is a copy
 #include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, tile_extent(), column_major_tile()
 
 /** Floats in a 32-byte sector. */
@@ -299,7 +298,7 @@ template <unsigned Run = SR_RUN, bool Lines = false>
 static inline size_t sector_runs_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
-        return copy_kernel_launch(in, out, rows * cols, stream);
+        return copy_elements_launch(in, out, rows * cols, stream);
     const dim3 block(THREADS);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Run) * ceil_div(cols, TILE), 1);
     transpose_sector_runs<Run, Lines><<<grid, block, 0, stream>>>(in, out, rows, cols);

@@ -78,7 +78,7 @@
 #include "steps/11_any_shape/any_shape.cuh"     // chunks_launch(), any_shape_launch(), TILE, vec4_fits()
 #include "check.h"           // CUDA_CHECK
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
-#include "steps/11_any_shape/slab_chunks.cuh"   // slab_chunks_launch()
+#include "steps/13_bf16/slab_chunks.cuh"      // slab_chunks_launch()
 #include "steps/09_shared64/tiles_down.cuh"    // tiles_down_launch()
 
 /** @brief The launches the answer chooses between. */

@@ -33,7 +33,7 @@
  * Write-up: docs/steps/13_bf16.md
  */
 #include "harness.h"
-#include "prmt.cuh"   // the kernels (bf16.cuh) and the default's choice of tile, order and L2 hint
+#include "prmt_default.cuh"   // the kernels (bf16.cuh) and the default: its tile, order and L2 hint by shape
 
 /** @brief The float32 design ported: one 2-byte shared load per element. */
 static size_t launch_port(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
@@ -53,10 +53,10 @@ static size_t launch_stsm(const uint16_t *in, uint16_t *out, size_t rows, size_t
     return transpose16_launch<tile_64x128<>, T16_STSM, runs_144<>>(in, out, rows, cols, stream);
 }
 
-/** @brief The default: the PRMT store on the tile that suits the shape (prmt.cuh). */
+/** @brief The default: the PRMT store on the tile that suits the shape (prmt_default.cuh). */
 static size_t launch_prmt(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return prmt_launch(in, out, rows, cols, stream);
+    return prmt_default_launch(in, out, rows, cols, stream);
 }
 
 /** The kernels of step 13; the first is the default. */

@@ -16,9 +16,7 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
-#include "baselines.h"
-#include "check.h"
-#include "kernel_utils.cuh"
+#include "kernel_utils.cuh"   // copy_elements_launch(), device_attribute()
 #include "steps/11_any_shape/slabs.cuh"   // slabs_launch(): step 11's slabs, the variant `slabs_elements`
 
 /** Threads per block. */
@@ -835,7 +833,7 @@ static inline size_t transpose16_runs_launch(const uint16_t *in, uint16_t *out, 
                                              cudaStream_t stream)
 {
     if (rows == 1 || cols == 1)
-        return copy_kernel_launch_16(in, out, rows * cols, stream);
+        return copy_elements_launch(in, out, rows * cols, stream);
     const dim3 block(Runs::threads);
     const dim3 grid = grid_for_tiles(ceil_div(rows, Runs::run) * ceil_div(cols, T16R_COLS), 1);
     transpose16_runs<Runs><<<grid, block, 0, stream>>>(in, out, rows, cols);
@@ -844,34 +842,17 @@ static inline size_t transpose16_runs_launch(const uint16_t *in, uint16_t *out, 
 
 /**
  * @brief How many blocks of the 16-byte kernel at tile shape @p Tile the
- *        GPU holds at once: asked on the first call and kept.
+ *        current GPU holds at once; 0 where the runtime cannot say (the
+ *        error stays for cudaGetLastError()).
  */
 template <class Tile, t16_store Store>
 static size_t t16_resident_blocks(void)
 {
-    static size_t blocks = 0;
-    if (blocks == 0) {
-        int device, per_multiprocessor, multiprocessors;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_multiprocessor, transpose16_vec8<Tile, Store>, T16_THREADS, 0));
-        blocks = (size_t)per_multiprocessor * multiprocessors;
-    }
-    return blocks;
-}
-
-/** @brief Bytes of this GPU's L2 cache, asked once. */
-static size_t t16_l2_bytes(void)
-{
-    static size_t bytes = 0;
-    if (bytes == 0) {
-        int device, l2;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-        bytes = (size_t)l2;
-    }
-    return bytes;
+    int per_multiprocessor;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, transpose16_vec8<Tile, Store>,
+                                                      T16_THREADS, 0) != cudaSuccess)
+        return 0;
+    return (size_t)per_multiprocessor * (size_t)device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
 /**
