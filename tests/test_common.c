@@ -505,7 +505,7 @@ static void test_report_csv(void)
     rows[5].output = OUTPUT_COPY;
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 6};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 6, sizeof(float)};
 
     /* 1024 x 1024 floats read and written in 1 ms: 8.388608 GB/s.
      * The copy bound is memcpy's 1.0 ms: the bound copies too, faster, but is no baseline. */
@@ -544,7 +544,7 @@ static void test_report_check_lines(void)
              "needs compute capability 9.0, this GPU is 8.6");
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 4};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 4, sizeof(float)};
     const char *want = "PASS 05 fast 33x4097+1\n"
                        "FAIL 05 wrong 33x4097+1 (12 wrong elements)\n"
                        "FAIL 05 one_off 33x4097+1 (1 wrong element)\n"
@@ -587,7 +587,7 @@ static void test_bound_rows(void)
     snprintf(transpose.label, sizeof transpose.label, "05 fast");
     snprintf(bound.label, sizeof bound.label, "05 copy");
     report_row rows[3] = {memcpy_row, transpose, bound};
-    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3};
+    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3, sizeof(float)};
     expect(copy_bound_ms(&with_bound) == 1.0, "bound: never taken as the copy bound");
 
     char text[4096];
@@ -598,7 +598,7 @@ static void test_bound_rows(void)
     expect(strstr(text, "\n05 copy is a bound, not a transpose") != NULL &&
                strstr(text, "05 fast is a bound") == NULL,
            "bound: the table names it under the table as a bound");
-    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2};
+    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2, sizeof(float)};
     capture(print_table, &without_bound, text, sizeof text);
     expect(strstr(text, "is a bound") == NULL, "bound: no note when there is no bound");
 }
