@@ -89,14 +89,14 @@ static const char *variant_role(const kernel_variant *v)
     return v->output != OUTPUT_TRANSPOSE ? "bound" : "kernel";
 }
 
-/** @brief " (bf16 only)" or " (f32 and bf16)" where @p v's element types are not just its step's. */
+/** @brief " (bf16 only: --dtype bf16)" and the like where @p v takes a type other than its step's own. */
 static const char *variant_types_note(const step_desc *step, const kernel_variant *v)
 {
     if (v->launch != NULL && v->launch16 != NULL)
         return " (f32 and bf16: --dtype)";
-    if (variant_takes(v, step_element_bytes(step)))
-        return "";
-    return v->launch16 != NULL ? " (bf16 only: --dtype bf16)" : " (f32 only: --dtype f32)";
+    if (step_element_bytes(step) == 2)
+        return v->launch != NULL ? " (f32 only: --dtype f32)" : "";
+    return v->launch16 != NULL ? " (bf16 only: --dtype bf16)" : "";
 }
 
 void print_variant_list(FILE *out, const step_desc *step)
