@@ -220,9 +220,9 @@ def split(text: str | None) -> list[str]:
 
 
 def step_list(text: str | None) -> list[str]:
-    """The steps of a comma-separated list, each two digits; an error if there are none."""
+    """The steps of a comma-separated list, each two digits (or the study program); an error if there are none."""
     steps = split(text)
-    if not steps or not all(re.fullmatch(r"\d\d", step) for step in steps):
+    if not steps or not all(re.fullmatch(rf"\d\d|{machine.STUDY}", step) for step in steps):
         raise TemplateError(f"steps are two digits each, not '{text}'" if steps else "no step given")
     return steps
 

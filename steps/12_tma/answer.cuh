@@ -22,12 +22,12 @@
  * around each chunk if one column of tiles, `in` and `out`, fits in a
  * quarter of L2 (sr_lines_reused(): up to 25600 rows on the H100); then
  * the tile beside, one column later, finds the rest of its lines in L2
- * (`make lines-study`, appendix 12).
+ * (`make study STUDIES=lines`, appendix 12).
  *
  * Why each row: on a matrix of few rows or columns, a 64x64 tile is
  * mostly empty, and a block moves too few bytes to pay for its start; a
  * slab of 4096 elements along the long side does, moving 16-byte chunks
- * (slab_chunks.cuh, slab_chunks_pay(); `make narrow-study` times them all
+ * (slab_chunks.cuh, slab_chunks_pay(); `make study STUDIES=narrow` times them all
  * on matrices of 2-63 rows and columns). Step 09's tiles kept up from 56
  * rows, and from 32 rows or columns of whole chunks; where only the rows
  * of `out` are whole chunks, step 11's chunk kernel led them, writing 16
@@ -43,11 +43,11 @@
  * kernel gained more. Step 09's kernel writes 256 bytes of a row of `out` per
  * tile, wherever that row starts. On a matrix larger than L2 whose rows of
  * `out` do not start on 64 bytes, step 09 fell behind step 11's sector
- * runs (answer_out_rows_fit(); `make pitch-study`); in L2 the pieces of a
+ * runs (answer_out_rows_fit(); `make study STUDIES=pitch`); in L2 the pieces of a
  * row meet before they reach DRAM, and step 09 kept its lead. Where the
  * matrix has a power-of-two number of rows, the rows of `out` are a power
  * of two bytes apart; past the first limit, step 09's kernel kept its lead
- * on the H100 there and lost it elsewhere (`make pitch-study`), so such
+ * on the H100 there and lost it elsewhere (`make study STUDIES=pitch`), so such
  * matrices get a limit of their own. Elsewhere step 11's default runs;
  * from a size on, its sector runs of 96 floats led those of 64 on the
  * H200, so a third size, from which it takes them, is measured per GPU
@@ -55,7 +55,7 @@
  * is padded to a multiple of 96, not of 64: on 200 rows, 88 idle rows
  * against 56. The answer takes the long runs only
  * where that padding adds at most 1/4 of the rows (long_runs_fill();
- * `make runs-study` times both lengths on matrices of few rows). The limits of each GPU measured are a row of
+ * `make study STUDIES=runs` times both lengths on matrices of few rows). The limits of each GPU measured are a row of
  * steps/12_tma/answer_tuning.h, kept by hand and checked against the GPU's
  * committed sweep (`python3 -m lab.tuning`); any other GPU gets its L2
  * size, below which step 09's kernel led on every GPU measured. `make

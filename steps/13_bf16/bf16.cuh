@@ -156,7 +156,7 @@ static __host__ __device__ __forceinline__ bool t16_rows_on_sectors(const uint16
  *        column of tiles later, and past L2 DRAM reads them again (Nsight
  *        Compute at 50000 x 3000, appendix 13). On squarer matrices the rows'
  *        order trails on the H200, as step 12 found for float32 tiles:
- *        `make order-study` times both orders from squares to 100 : 1.
+ *        `make study STUDIES=order` times both orders from squares to 100 : 1.
  */
 static __host__ __device__ __forceinline__ bool t16_along_rows_pays(const uint16_t *in, size_t rows, size_t cols)
 {

@@ -7,7 +7,7 @@
  * instruction for every 4 bytes of a float, every 2 of a bf16. On the
  * H100 they kept the schedulers busy almost every cycle: floats stopped
  * short of a copy on the thinnest matrices, bf16 at about two thirds of
- * one (`make narrow-study`).
+ * one (`make study STUDIES=narrow`).
  *
  * A slab has two sides. One is a single stretch of memory (the rows of
  * `out`, or of `in`, that the slab covers, end to end); the other is `s`
@@ -322,7 +322,7 @@ transpose_slab_chunks(const T *__restrict__ in, T *__restrict__ out, size_t rows
 /**
  * @brief Whether slabs of chunks are the faster way through a @p rows x
  *        @p cols matrix of @p T whose rows are whole aligned chunks when
- *        @p whole_chunks: `make narrow-study` times steps 12 and 13's
+ *        @p whole_chunks: `make study STUDIES=narrow` times steps 12 and 13's
  *        choices against each kernel they choose between.
  */
 template <typename T>
