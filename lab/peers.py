@@ -717,7 +717,8 @@ def parse_args(argv):
     parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and shape (default %(default)s)")
     parser.add_argument("--peers", default=",".join(others),
                         help="the peers besides the copy bound and the tutorial: any of " + ", ".join(others))
-    parser.add_argument("--lib", default=str(DEFAULT_LIB), help="the tutorial's library (make peers-lib builds it)")
+    parser.add_argument("--lib", default=str(DEFAULT_LIB),
+                        help="the tutorial's library (make peers-lib builds it; the CuTe peer's libcute.so beside it)")
     parser.add_argument("--once", action="store_true",
                         help="run each of --peers (the tutorial too) once per shape, for Nsight Compute")
     args = parser.parse_args(argv)

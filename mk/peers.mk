@@ -7,7 +7,7 @@
 #
 # lab/peers.py times, in one Python process and on the same input tensor, the
 # copy bound, the tutorial's answer, cuBLAS, PyTorch (eager and torch.compile),
-# a Triton kernel, JAX and CuPy. make peers runs it twice: on float32 with the
+# a Triton kernel, a CuTe kernel, JAX and CuPy. make peers runs it twice: on float32 with the
 # float32 answer (the last float32 step) -> docs/results/<gpu>-peers.csv, then
 # on bf16 with the bf16 answer (the last step of 2-byte elements)
 # -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
@@ -49,7 +49,7 @@ PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STE
 .PHONY: peers peers-lib peers-profile peers-cute
 peers peers-lib peers-profile peers-cute: export BUILD := $(BUILD)
 
-peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 	@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 
