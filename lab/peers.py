@@ -8,8 +8,9 @@ In one process, on one input x (rows x cols, float32, or bf16 with --dtype bf16)
 the copy bound (y.copy_(x), the denominator of "% of copy"), the tutorial's answer for that element
 type (the last float32 step, or the last bf16 step; build/peers/libtutorial.so, from
 lab/peer_lib.cu), cuBLAS (cublasSgeam through CuPy; float32 only), PyTorch (eager and
-torch.compile), a tiled Triton kernel (lab/peer_triton.py), JAX and CuPy (float32 only). A peer
-whose library is missing, or that has no transpose of the element type, is skipped (a line
+torch.compile), a tiled Triton kernel (lab/peer_triton.py), a CuTe kernel (build/peers/libcute.so,
+from lab/peer_cute.cu), JAX and CuPy (float32 only). A peer whose library is missing, or that has
+no transpose of the element type, is skipped (a line
 `skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose (of the
 bf16 bit patterns for bf16: numpy has no bf16), on an output poisoned with NaN, before it is timed
 as the C harness times (docs/timing.md): per run, poison y, flush L2, event, op, event, in batches
@@ -48,6 +49,7 @@ HOLD_MIN_MS = 0.5  # shortest hold; it also covers the first launches
 HOLD_RETRIES = 4  # batches re-run with a longer hold before giving up
 JAX_BATCH = 64  # calls per host-timed JAX batch
 JAX_HOLD = (4096, 8)  # JAX's stream is held by a chain of 8 float32 matmuls of 4096 x 4096, some milliseconds
+TUNE_REPS = 5  # timed runs of each configuration of a peer that tunes itself (cute) on each shape
 WARMUP = 3  # untimed runs of each peer before its timed ones in each round
 ROUNDS = 4  # the timed runs of a shape, split into rounds that take the peers in turn
 SEED = 1  # of the random input
@@ -409,6 +411,47 @@ class TritonTiled(Peer):
         return lambda: self.kernel.launch(x, y, rows, cols)
 
 
+class CuteTiled(Peer):
+    """A transpose as CuTe (CUTLASS's cute/ headers) teaches it, from build/peers/libcute.so (lab/peer_cute.cu,
+    next to the tutorial's library): every configuration there is timed on each shape, and the fastest kept."""
+
+    key, name = "cute", "cute"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        path = os.path.join(os.path.dirname(Tutorial.lib_path), "libcute.so")
+        if not os.path.exists(path):
+            raise Unavailable(f"{path} not found: make peers builds it where CUTLASS's CuTe headers are found (pip "
+                              "install nvidia-cutlass==4.2.0.0, or make peers CUTE_INCLUDE=<the folder holding cute/>)")
+        lib = self.lib = ctypes.CDLL(path)
+        for function in (lib.cute_version, lib.cute_config_name, lib.cute_error_string):
+            function.restype = ctypes.c_char_p
+        lib.cute_transpose.argtypes = ([ctypes.c_int] * 2 + [ctypes.c_void_p] * 2 + [ctypes.c_size_t] * 2
+                                       + [ctypes.c_void_p])
+        self.version = "CUTLASS " + lib.cute_version().decode()
+        self.configs = [lib.cute_config_name(i).decode() for i in range(lib.cute_config_count())]
+
+    def launcher(self, case, config: int):
+        """A function of no arguments that launches configuration `config` once, x -> y, on the shared stream."""
+        args = (self.timer.dtype.bytes, config, case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols,
+                self.timer.stream.cuda_stream)
+
+        def run():
+            error = self.lib.cute_transpose(*args)
+            if error:
+                raise RuntimeError("cute_transpose: " + self.lib.cute_error_string(error).decode())
+        return run
+
+    def make(self, case):
+        """Time each configuration as every peer is timed, TUNE_REPS runs (outside every check and timing)."""
+        runs = [self.launcher(case, i) for i in range(len(self.configs))]
+        medians = [statistics.median(self.timer.time_events(run, case.y, TUNE_REPS)[0]) for run in runs]
+        best = medians.index(min(medians))
+        self.op = (f"tiled copies via a swizzled shared tile, 16-byte vectors where the shape allows; the fastest "
+                   f"of {len(runs)} configurations: {self.configs[best]}")
+        return runs[best]
+
+
 class JaxJit(Peer):
     """XLA's transpose: JAX allocates the output and runs on its own stream (and threads,
     which an NVTX range of this one cannot follow: not profilable)."""
@@ -512,7 +555,7 @@ class CupyCopyto(Peer):
 
 
 # The copy bound and the tutorial first: their medians are the other rows' denominators.
-PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, JaxJit, CupyCopyto]
+PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, CuteTiled, JaxJit, CupyCopyto]
 BY_KEY = {cls.key: cls for cls in PEERS}
 
 
@@ -674,7 +717,8 @@ def parse_args(argv):
     parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and shape (default %(default)s)")
     parser.add_argument("--peers", default=",".join(others),
                         help="the peers besides the copy bound and the tutorial: any of " + ", ".join(others))
-    parser.add_argument("--lib", default=str(DEFAULT_LIB), help="the tutorial's library (make peers-lib builds it)")
+    parser.add_argument("--lib", default=str(DEFAULT_LIB),
+                        help="the tutorial's library (make peers-lib builds it; the CuTe peer's libcute.so beside it)")
     parser.add_argument("--once", action="store_true",
                         help="run each of --peers (the tutorial too) once per shape, for Nsight Compute")
     args = parser.parse_args(argv)

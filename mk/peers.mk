@@ -1,12 +1,13 @@
 # The tutorial against other libraries (python3 -m lab.peers; --help there says more).
 #
 #   make peers [GPU=h200] [PEERS_ARGS="--shapes 8192x8192 --reps 50"]
-#   make peers-lib            only build build/peers/libtutorial.so
+#   make peers-lib            only build build/peers/libtutorial.so (and libcute.so where CuTe's headers are)
+#   make peers-cute [CUTE_INCLUDE=DIR]   only build build/peers/libcute.so, the CuTe peer
 #   make peers-profile [GPU=h200]   Nsight Compute counters of the peers that lab/profile_plan.csv names
 #
 # lab/peers.py times, in one Python process and on the same input tensor, the
 # copy bound, the tutorial's answer, cuBLAS, PyTorch (eager and torch.compile),
-# a Triton kernel, JAX and CuPy. make peers runs it twice: on float32 with the
+# a Triton kernel, a CuTe kernel, JAX and CuPy. make peers runs it twice: on float32 with the
 # float32 answer (the last float32 step) -> docs/results/<gpu>-peers.csv, then
 # on bf16 with the bf16 answer (the last step of 2-byte elements)
 # -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
@@ -25,6 +26,12 @@
 # compiled again, position-independent, into build/peers/libcommon_pic.a, with
 # the same flags as the programs otherwise; the link takes from it only what
 # the steps' launchers call.
+#
+# The CuTe peer (lab/peer_cute.cu) is a library of its own, build/peers/libcute.so,
+# compiled against CUTLASS's cute/ headers: those of the nvidia-cutlass wheel
+# (pyproject.toml), found through python, or CUTE_INCLUDE=<the folder holding cute/>.
+# make peers-lib builds it only where the headers are found; lab.peers skips
+# the peer, with a line saying why, where the library is not there.
 
 PEERS_STEP     := $(word 1,$(PEERS_ANSWERS))
 PEERS_STEP_16  := $(word 2,$(PEERS_ANSWERS))
@@ -33,19 +40,28 @@ PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
 PEERS_SRCS     := $(foreach n,$(PEERS_STEP) $(PEERS_STEP_16),$(call step_src,$(n))) lab/peer_lib.cu
 PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_SRCS))
 PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
+CUTE_LIB       := $(PEERS_DIR)/libcute.so
+CUTE_INCLUDE   ?= $(shell $(PYTHON) -c "import importlib.util as u, pathlib; s = u.find_spec('cutlass_library'); \
+                      print(pathlib.Path(s.origin).parent / 'source' / 'include' if s else '')" 2>/dev/null)
 # peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16.
 PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
 
-.PHONY: peers peers-lib peers-profile
-peers peers-lib peers-profile: export BUILD := $(BUILD)
+.PHONY: peers peers-lib peers-profile peers-cute
+peers peers-lib peers-profile peers-cute: export BUILD := $(BUILD)
 
-peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 	@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 
 peers-lib: setup $(STEP_BINS) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
 	@answers=$$($(PYTHON) -m lab.machine) && \
 	    $(MAKE) --no-print-directory PEERS_ANSWERS="$$answers" $(PEERS_LIB)
+	@$(if $(wildcard $(CUTE_INCLUDE)/cute/tensor.hpp),$(MAKE) --no-print-directory peers-cute CUTE_INCLUDE='$(CUTE_INCLUDE)')
+
+peers-cute: setup ## build build/peers/libcute.so, the CuTe peer (CUTLASS's cute/ headers: pip install nvidia-cutlass, or CUTE_INCLUDE=DIR)
+	@test -f '$(CUTE_INCLUDE)/cute/tensor.hpp' || { echo "error: CuTe's headers not found (CUTE_INCLUDE='$(CUTE_INCLUDE)'):" \
+	    "pip install nvidia-cutlass==4.2.0.0, or make $@ CUTE_INCLUDE=<the folder holding cute/>" >&2; exit 3; }
+	@$(MAKE) --no-print-directory CUTE_INCLUDE='$(CUTE_INCLUDE)' $(CUTE_LIB)
 
 # Checks for a GPU and ncu before building anything, as make profile does.
 peers-profile: setup ## Nsight Compute counters of the peers in lab/profile_plan.csv -> docs/results/<gpu>-peers-profile.csv
@@ -56,6 +72,13 @@ peers-profile: setup ## Nsight Compute counters of the peers in lab/profile_plan
 $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# The headers' own warnings are not ours (-isystem); this file's are errors, as every file's are.
+$(CUTE_LIB): lab/peer_cute.cu $(BUILD)/flags.txt
+	@mkdir -p $(PEERS_DIR)/obj/lab
+	$(call say,NVCC,$< [shared])
+	$(Q)$(NVCC) $(NVCCFLAGS) -MF $(PEERS_DIR)/obj/lab/peer_cute.cu.d --expt-relaxed-constexpr -isystem '$(CUTE_INCLUDE)' \
+	    -Xcompiler -fPIC -shared $< -o $@
 
 $(PEERS_COMMON): $(patsubst %,$(PEERS_DIR)/obj/%.o,$(COMMON_SRCS))
 	$(call say,AR,$@)

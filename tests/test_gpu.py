@@ -1,7 +1,7 @@
 """On a GPU: every kernel of every step bit for bit on every shape tagged `check` and `huge`
 in tests/shapes.txt, the full report, compute-sanitizer, the checker's own failures (planted
 wrong kernels), the CSV and flush options, shapes too large to fit, the float32 answer as the
-README runs it, and the tutorial's library for lab.peers on both element types.  Without a GPU
+README runs it, and the tutorial's and the CuTe peer's libraries for lab.peers on both element types.  Without a GPU
 each test is reported as skipped, with the reason."""
 
 import re
@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import BUILD, CPUS, FIRST_BIN, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, \
-    host_memory, make_command, make_locked, run, tagged
+    host_memory, make_command, make_locked, one_error_line, run, tagged
 from lab import machine, schema
 
 pytestmark = pytest.mark.gpu
@@ -140,3 +140,25 @@ def test_the_peers_library_transposes_both_element_types_bit_for_bit(subtests):
             with subtests.test(msg=f"{dtype} {rows}x{cols}"):
                 case = peers.Case(timer, rows, cols)
                 assert tutorial.check(case, tutorial.make(case)) == 0
+
+
+def test_every_configuration_of_the_cute_peer_is_bit_exact(subtests):
+    """make peers-cute, then lab.peers' check of each configuration of lab/peer_cute.cu on both element types: one
+    element, vectors, edge tiles, each side's 16-byte copies alone and together. An op that writes nothing fails it."""
+    pytest.importorskip("torch", reason="lab.peers needs PyTorch for a CUDA GPU (pip install torch)")
+    from lab import peers
+
+    built = make_locked("peers-cute")
+    if "CuTe's headers not found" in built.stderr:
+        pytest.skip(one_error_line(built))
+    assert built.returncode == 0, first_lines(built.stdout + built.stderr, 2000)
+    peers.Tutorial.lib_path = ROOT / BUILD / "peers" / "libtutorial.so"  # libcute.so is found beside it
+    for dtype in machine.DTYPES:
+        timer = peers.open_gpu(peers.DTYPES[dtype])
+        cute = peers.CuteTiled(timer)
+        for rows, cols in ((1, 1), (1, 1000), (1000, 1), (67, 129), (1000, 1003), (1003, 1000), (4096, 4096)):
+            case = peers.Case(timer, rows, cols)
+            assert cute.check(case, lambda: None) == rows * cols  # the planted wrong op
+            for config, name in enumerate(cute.configs):
+                with subtests.test(msg=f"{dtype} {rows}x{cols} {name}"):
+                    assert cute.check(case, cute.launcher(case, config)) == 0
