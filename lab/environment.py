@@ -114,10 +114,9 @@ def importable(pin: str) -> bool:
 
 
 def run_as_is(wanted: list, err: CannotSetUp) -> bool:
-    """Where python3 imports every package but ruff (whose test then skips) and nvidia-cutlass (the CuTe peer then
-    skips, or takes CUTE_INCLUDE), go on with it: one note, and a stamp so that the makes to come do not try PyPI
-    again. False where a package is missing altogether."""
-    if not all(importable(pin) for pin in wanted if not pin.startswith(("ruff==", "nvidia-cutlass=="))):
+    """Where python3 imports every package but ruff (whose test then skips), go on with it: one note, and a stamp
+    so that the makes to come do not try PyPI again. False where a package is missing altogether."""
+    if not all(importable(pin) for pin in wanted if not pin.startswith("ruff==")):
         return False
     print(f"lab: going on with python3's own packages, at other versions than the pins: {err}", file=sys.stderr)
     record(AS_IS, wanted)

@@ -29,7 +29,8 @@
 #
 # The CuTe peer (lab/peer_cute.cu) is a library of its own, build/peers/libcute.so,
 # compiled against CUTLASS's cute/ headers: those of the nvidia-cutlass wheel
-# (pyproject.toml), found through python, or CUTE_INCLUDE=<the folder holding cute/>.
+# (pyproject.toml's cute extra: pip install --no-deps), found through python, or
+# CUTE_INCLUDE=<the folder holding cute/>.
 # make peers-lib builds it only where the headers are found; lab.peers skips
 # the peer, with a line saying why, where the library is not there.
 
@@ -60,7 +61,7 @@ peers-lib: setup $(STEP_BINS) ## build build/peers/libtutorial.so: the answers' 
 
 peers-cute: setup ## build build/peers/libcute.so, the CuTe peer (CUTLASS's cute/ headers: pip install nvidia-cutlass, or CUTE_INCLUDE=DIR)
 	@test -f '$(CUTE_INCLUDE)/cute/tensor.hpp' || { echo "error: CuTe's headers not found (CUTE_INCLUDE='$(CUTE_INCLUDE)'):" \
-	    "pip install nvidia-cutlass==4.2.0.0, or make $@ CUTE_INCLUDE=<the folder holding cute/>" >&2; exit 3; }
+	    "pip install --no-deps nvidia-cutlass==4.2.0.0 (pyproject.toml's cute extra), or make $@ CUTE_INCLUDE=<the folder holding cute/>" >&2; exit 3; }
 	@$(MAKE) --no-print-directory CUTE_INCLUDE='$(CUTE_INCLUDE)' $(CUTE_LIB)
 
 # Checks for a GPU and ncu before building anything, as make profile does.
