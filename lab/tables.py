@@ -451,11 +451,22 @@ def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("
     return rows.groupby(shapes, sort=False)[columns].agg(best)
 
 
+class NotMeasured(Exception):
+    """A finding's file holds none of the rows it compares: its verdict would rest on nothing."""
+
+
+def measured_rows(found: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
+    """found, or NotMeasured where it is empty."""
+    if found.empty:
+        raise NotMeasured
+    return found
+
+
 def slower(frame: pd.DataFrame, ours, others, margin: float = SAME_KERNEL) -> list[Shape]:
     """Where ours is slower than the fastest of others by more than margin in both its fastest and its median run, or
     was not timed. A wrong pick is slower in both; one lucky fast run of the other program, in one."""
     columns = ["min_ms", "median_ms"]
-    theirs = by_shape(frame, others, columns, "min")
+    theirs = measured_rows(by_shape(frame, others, columns, "min"))
     mine = by_shape(frame, ours, columns, "min").reindex(theirs.index)
     return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * margin).all()]
 
@@ -466,12 +477,13 @@ def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape
     mine, theirs = (by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"] for names in (ours, others))
     both = pd.DataFrame({"mine": mine, "theirs": theirs}).dropna()
     wanted = shapes if callable(shapes) else shapes.__contains__
-    return [s for s, row in both.iterrows() if wanted(s) and row["mine"] < row["theirs"] - margin]
+    both = measured_rows(both[[wanted(s) for s in both.index]])
+    return [s for s, row in both.iterrows() if row["mine"] < row["theirs"] - margin]
 
 
 def reaching(frame: pd.DataFrame, names, least: float, where=lambda shape: True) -> list[Shape]:
     """The shapes (where where(shape)) at which the best % of copy of the kernels named is at least least."""
-    best = by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"]
+    best = measured_rows(by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"])
     return [s for s, pct in best.items() if where(s) and pct >= least]
 
 
@@ -485,6 +497,9 @@ def missed(frame: pd.DataFrame, step: str, bar: str, others=(), roles=("bound",)
     best of the others (of those roles) reaches it."""
     ours = by_shape(frame, [f"{step} {defined_default(step)}"], ["pct_of_copy"], "max")["pct_of_copy"]
     best = by_shape(frame, others, ["pct_of_copy"], "max", roles)["pct_of_copy"]
+    measured_rows(ours[[s in bar_targets(bar) for s in ours.index]])   # none of the bar's shapes: no verdict
+    if others:
+        measured_rows(best)
     return [s for s, least in bar_targets(bar).items()
             if s in ours and ours[s] < least and (not others or best.get(s, 0) >= least)]
 
@@ -579,13 +594,18 @@ FINDINGS = {
 
 
 def finding(name: str, gpu: str) -> list[str] | None:
-    """What a finding lists on one GPU (shape labels, or kernels), or None where that GPU has no such results file."""
+    """What a finding lists on one GPU (shape labels, or kernels), or None where that GPU has no such results file, or
+    a file without the rows the finding compares."""
     if name not in FINDINGS:
         raise TemplateError(f"no finding '{name}' (known: {', '.join(FINDINGS)})")
     _, kind, how = FINDINGS[name]
     if not results.path(gpu, kind).is_file():
         return None
-    return [str(item.label()) if isinstance(item, Shape) else item for item in how(load(gpu, kind))]
+    try:
+        listed = how(load(gpu, kind))
+    except NotMeasured:   # the file has no rows of what the finding compares: not measured there
+        return None
+    return [str(item.label()) if isinstance(item, Shape) else item for item in listed]
 
 
 def found(page: Page, name: str) -> list[str]:

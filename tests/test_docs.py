@@ -176,7 +176,8 @@ def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
     frame.loc[0, "pct_of_copy"], frame.loc[2, "pct_of_copy"] = 85.0, 96.0
     assert labels(tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0)) == ["8196 x 8196"]
     assert labels(tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256)) == ["8196 x 8196"]
-    assert tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0, tables.LARGE) == []   # not a shape asked for
+    with pytest.raises(tables.NotMeasured):   # no shape asked for is in the file: no verdict, not "none"
+        tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0, tables.LARGE)
 
 
 def test_missed_names_the_bars_shapes_and_a_planted_bound_past_the_target_is_caught():
