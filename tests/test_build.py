@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import BUILD, LOGS, ROOT, STEPS, make_command, run
-from lab import environment
+from lab import bench, environment
 
 pytestmark = pytest.mark.build
 
@@ -62,9 +62,12 @@ def test_a_bench_that_builds_nothing_is_caught():
     assert steps_linked("bench", "BENCH_STEPS= ") == []
 
 
-@pytest.mark.parametrize("study", ["narrow", "pitch", "runs", "lines", "order", "pattern", "timing"])
-def test_every_study_builds_a_step(study):
-    assert steps_linked(f"{study}-study")
+def test_make_study_builds_the_study_program_and_every_step_and_runs_each_study():
+    """The studies run the study program beside the steps' own: make study builds them all, then runs each."""
+    assert steps_linked("study") == STEPS
+    dry = run(make_command("-n", "-B", "study")).stdout
+    assert f" -o {BUILD}/study" in dry
+    assert f"for s in {' '.join(bench.STUDIES)};" in dry, dry[-500:]   # every study lab.bench knows, no other
 
 
 @pytest.mark.skipif("PYTHON" in os.environ or environment.AS_IS.is_file(),
