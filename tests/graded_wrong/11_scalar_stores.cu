@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 
+#include "baselines.h"   // copy_kernel_launch(): a vector is a copy
 #include "harness.h"
 #include "steps/11_any_shape/any_shape.cuh"
 
