@@ -18,7 +18,7 @@
  * `swap_*` put them, untransposed, where the answer writes them.
  *
  * ## The answer
- * The default, `answer` (answer.cuh), is what measurement left: a
+ * The default, `answer` (steps/14_dispatch/dispatch_f32.cuh), is what measurement left: a
  * 16-byte tile kernel (step 09's; `tiles_down` on the H200) on aligned
  * matrices with rows of `out` on 64 bytes, up to a size measured per
  * GPU; step 11's slabs or chunk kernel, or step 09's, on thin matrices;
@@ -38,10 +38,9 @@
  * Write-up: docs/steps/12_tma.md
  */
 #include "harness.h"
-#include "answer.cuh"   // the default: which kernel of the tutorial runs on which shape
+#include "steps/14_dispatch/dispatch_f32.cuh"   // the default, until step 12's own: the capstone's float32 rule
 #include "tma.cuh"      // TMA and mbarrier instructions, the tensor map, the persistent launcher
 #include "tile_copy.cuh"   // the two bounds: copies in the answer's tiles
-#include "tiles_down.cuh"  // step 09's tile down the columns, one tile per block
 
 /* ---- The kernel --------------------------------------------------------------------------- */
 
@@ -156,22 +155,31 @@ static size_t launch_one_stage(const float *in, float *out, size_t rows, size_t 
     return launch_tma_stages<1>(in, out, rows, cols, stream);
 }
 
-/** @brief The default: the kernel that steps/12_tma/answer.cuh picks for the shape. */
+/** @brief The capstone's float32 rule on this GPU, @p rule: when step 11's sector runs ask L2 for lines. */
+static size_t launch_answer_by(lines_rule rule, const float *in, float *out, size_t rows, size_t cols,
+                               cudaStream_t stream)
+{
+    f32_gpu gpu;
+    CUDA_CHECK(f32_gpu_here(&gpu));
+    return dispatch_f32_launch(gpu, in, out, rows, cols, stream, rule);
+}
+
+/** @brief The default: the kernel that steps/14_dispatch/dispatch_f32.cuh picks for the shape. */
 static size_t launch_answer(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return answer_launch(in, out, rows, cols, stream);
+    return launch_answer_by(LINES_WHERE_REUSED, in, out, rows, cols, stream);
 }
 
 /** @brief The answer with step 11's sector runs asking L2 for lines on every shape. */
 static size_t launch_answer_lines(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return answer_launch(in, out, rows, cols, stream, LINES_ALWAYS);
+    return launch_answer_by(LINES_ALWAYS, in, out, rows, cols, stream);
 }
 
 /** @brief The answer with step 11's sector runs asking L2 for sectors alone on every shape. */
 static size_t launch_answer_sectors(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    return answer_launch(in, out, rows, cols, stream, LINES_NEVER);
+    return launch_answer_by(LINES_NEVER, in, out, rows, cols, stream);
 }
 
 /** @brief Step 09's 16-byte tile down the columns of `in`, one tile per block (tiles_down.cuh). */
@@ -231,7 +239,7 @@ static size_t launch_copy_across(const float *in, float *out, size_t rows, size_
 /** The kernels of step 12; the first is the default. */
 static const kernel_variant variants[] = {
     {"answer", "the tutorial's answer: step 09's, tiles_down, step 11's or the chunk kernel, by shape and GPU "
-     "(steps/12_tma/answer.cuh)",
+     "(steps/14_dispatch/dispatch_f32.cuh)",
      launch_answer, ANY_GPU},
     {"tma", "TMA loads 4 tiles ahead per persistent block (step 11's kernel where TMA cannot describe the matrix)",
      launch_tma, 90},
