@@ -19,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 from lab import machine, results, schema
-from lab import tuning as tuning_rule
 from lab.metrics import explain
 from lab.metrics import label as metric_label
 from lab.results import Shape
@@ -772,14 +771,12 @@ def past_l2(rows: pd.DataFrame) -> pd.Series:
 
 def value(page: Page, shape: str | None = None, col: str | None = None, step: str | None = None,
           kernel: str | None = None, peer: str | None = None, metric: str | None = None, flush: str | None = None,
-          max: str | None = None, tuning: str | None = None, gpu: str | None = None,
+          max: str | None = None, gpu: str | None = None,
           dtype: str = "float32", over: str | None = None) -> str:
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
     baseline) or metric= (over=KERNEL: its ratio to that kernel's, same step and shape, as "1.05");
     peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
-    max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2()); tuning=vec4_limit (up to where
-    step 12 runs step 09's kernel), vec4_pow2_limit (the same on rows a power of two) or long_runs_from (from where
-    step 11's default takes its long runs)."""
+    max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2())."""
     gpu = gpu or page.gpu
     what = ", ".join(f"{k}={v}" for k, v in dict(step=step, kernel=kernel, peer=peer, shape=shape, col=col,
                                                   metric=metric, flush=flush).items() if v)
@@ -791,15 +788,6 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
         if rows["pct_of_copy"].dropna().empty:
             raise TemplateError(f"no kernel in {results.path(gpu).name} has a matrix past L2")
         return fmt_pct(rows["pct_of_copy"].max())
-    if tuning is not None:
-        if tuning not in ("vec4_limit", "vec4_pow2_limit", "long_runs_from"):
-            raise TemplateError("tuning= takes vec4_limit, vec4_pow2_limit or long_runs_from")
-        if tuning == "long_runs_from":
-            return tuning_rule.label(tuning_rule.long_runs_from(gpu))
-        limit = tuning_rule.limits(gpu, pow2=tuning == "vec4_pow2_limit")
-        if limit == 0:
-            raise TemplateError(f"{results.path(gpu).name} gives step 09's kernel no lead at any size")
-        return tuning_rule.label(limit)
     at = str(shape_list(shape)[0])
     if metric is not None:
         step = step_list(step)[0]

@@ -2,7 +2,7 @@
 word their prose on (never what a GPU measured), the limits of a write-up, and the Doxygen site.
 
 Every check has a planted case beside it, a copy made wrong on purpose, so that it is known to be able to
-fail.  `make test PYTEST_ARGS="-m docs"` runs this file and test_tuning.py.
+fail.  `make test PYTEST_ARGS="-m docs"` runs this file.
 """
 
 import re
