@@ -672,6 +672,34 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     return block(note, markdown(header, first_only(body)), source(gpu, kind))
 
 
+def peers_best(page: Page, dtype: str = "float32") -> str:
+    """Per shape and GPU with a peers file of the element type: the tutorial's % of copy and the fastest peer that
+    passed its check, with its own. A summary of the tables peers() shows whole."""
+    kind, columns, gpus, timed = peers_kind(dtype), {}, [], set()
+    for g in results.gpus().itertuples():
+        if not results.path(g.slug, kind).is_file():
+            continue
+        gpus.append(g)
+        rows = load(g.slug, kind)
+        timed |= {f"{t.version} {t.op}" for t in rows[rows["role"] == "tutorial"].itertuples()}
+        for at, run in rows.groupby("at", sort=False):
+            passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
+            best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
+            columns.setdefault(at, {})[g.slug] = [
+                fmt_pct(only(run[run["role"] == "tutorial"], f"the tutorial at {at}")["pct_of_copy"]),
+                "-" if best is None else f"{best['peer']} {fmt_pct(best['pct_of_copy'])}"]
+    if not gpus:
+        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
+    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g.slug, ["-", "-"])]
+            for at, by_gpu in columns.items()]
+    header = ["shape"] + [f"{g.name.removeprefix('NVIDIA ')} {what}" for g in gpus
+                          for what in ("tutorial", "best peer")]
+    note = (f"% of copy of the tutorial ({', '.join(sorted(timed))}) and of the fastest other library that passed "
+            "its check, at each shape (make peers).")
+    return block(note, markdown(header, body, words=("shape",) + tuple(h for h in header if "peer" in h)),
+                 *(source(g.slug, kind) for g in gpus))
+
+
 def timing(page: Page, gpu: str | None = None) -> str:
     """The copy bound and the default kernel under each L2 flush, per shape."""
     gpu, body = gpu or page.gpu, []
@@ -815,5 +843,5 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     return quoted[col](row[col])
 
 
-FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, timing, steps, expected, reference,
-             value, found, findings, measured)
+FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, peers_best, timing, steps, expected,
+             reference, value, found, findings, measured)

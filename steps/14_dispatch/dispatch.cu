@@ -74,4 +74,4 @@ static const kernel_variant variants[] = {
      "no long runs", launch_unlisted, ANY_GPU},
 };
 
-STEP_DEFINE("The kernel to copy: the tutorial's rule behind a C API, float32 and bf16", variants, NULL)
+STEP_DEFINE("The kernel to copy, behind a C API", variants, NULL)

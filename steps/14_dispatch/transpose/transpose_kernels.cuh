@@ -71,7 +71,7 @@
  *
  * One row per GPU, named as the driver names it (cudaDeviceProp::name, the
  * `gpu` column of the sweeps in docs/results/). Each size was read off the
- * GPU's committed sweep (docs/results/<gpu>.csv, `make bench`) the same way:
+ * GPU's committed sweep (`docs/results/<gpu>.csv`, `make bench`) the same way:
  * group the swept shapes where the choice applies by size in bytes, take
  * the average % of copy that one kernel gains over the other at each size,
  * and split where the running sum of those gains, smallest size first,
