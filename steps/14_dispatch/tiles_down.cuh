@@ -30,8 +30,8 @@
 
 #include "kernel_utils.cuh"
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
-#include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, chunk_slot(), store_block_vec4(), tile_extent(), vec4_fits(),
-                                          // load_chunk_column()
+#include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, chunk_slot(), store_block_vec4(), tile_extent(),
+                                          // vec4_fits(), load_chunk_column()
 
 /** Blocks per multiprocessor: all 8 that 2048 threads allow, at 32 registers a thread. */
 #define TD_BLOCKS_PER_SM MAX_BLOCKS_PER_SM(THREADS)

@@ -2180,7 +2180,7 @@ static inline size_t slab_chunks_launch(const T *in, T *out, size_t rows, size_t
 // (common/kernel_utils.cuh: above)
 // (steps/09_shared64/shared64.cuh: above)
 // (steps/09_shared64/tile64.cuh: above)
-                                          // load_chunk_column()
+                                          // vec4_fits(), load_chunk_column()
 
 /** Blocks per multiprocessor: all 8 that 2048 threads allow, at 32 registers a thread. */
 #define TD_BLOCKS_PER_SM MAX_BLOCKS_PER_SM(THREADS)
