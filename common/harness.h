@@ -21,6 +21,7 @@
 #ifndef TRANSPOSE_HARNESS_H
 #define TRANSPOSE_HARNESS_H
 
+#include "baselines.h"   // copy_kernel_launch(): what a step's launcher runs on a vector, which is a copy
 #include "check.h"
 #include "step_table.h"   // transpose_launcher, kernel_variant, step_desc
 

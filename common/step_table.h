@@ -122,6 +122,19 @@ static inline kernel_variant variant16(const char *name, const char *summary, tr
     v.launch16 = launch;
     return v;
 }
+
+/**
+ * @brief A variant that serves both element types: @p launch on float32,
+ *        @p launch16 on 2-byte elements. Write
+ *        `variant_both("name", "summary", launcher, launcher16)`.
+ */
+static inline kernel_variant variant_both(const char *name, const char *summary, transpose_launcher launch,
+                                          transpose_launcher_16 launch16, int min_cc = ANY_GPU)
+{
+    kernel_variant v = {name, summary, launch, min_cc};
+    v.launch16 = launch16;
+    return v;
+}
 #endif
 
 /** @brief Number of entries of a variant table (a true array, not a pointer). */

@@ -19,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 from lab import machine, results, schema
-from lab import tuning as tuning_rule
 from lab.metrics import explain
 from lab.metrics import label as metric_label
 from lab.results import Shape
@@ -703,6 +702,34 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     return block(note, markdown(header, first_only(body)), source(gpu, kind))
 
 
+def peers_best(page: Page, dtype: str = "float32") -> str:
+    """Per shape and GPU with a peers file of the element type: the tutorial's % of copy and the fastest peer that
+    passed its check, with its own. A summary of the tables peers() shows whole."""
+    kind, columns, gpus, timed = peers_kind(dtype), {}, [], set()
+    for g in results.gpus().itertuples():
+        if not results.path(g.slug, kind).is_file():
+            continue
+        gpus.append(g)
+        rows = load(g.slug, kind)
+        timed |= {f"{t.version} {t.op}" for t in rows[rows["role"] == "tutorial"].itertuples()}
+        for at, run in rows.groupby("at", sort=False):
+            passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
+            best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
+            columns.setdefault(at, {})[g.slug] = [
+                fmt_pct(only(run[run["role"] == "tutorial"], f"the tutorial at {at}")["pct_of_copy"]),
+                "-" if best is None else f"{best['peer']} {fmt_pct(best['pct_of_copy'])}"]
+    if not gpus:
+        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
+    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g.slug, ["-", "-"])]
+            for at, by_gpu in columns.items()]
+    header = ["shape"] + [f"{g.name.removeprefix('NVIDIA ')} {what}" for g in gpus
+                          for what in ("tutorial", "best peer")]
+    note = (f"% of copy of the tutorial ({', '.join(sorted(timed))}) and of the fastest other library that passed "
+            "its check, at each shape (make peers).")
+    return block(note, markdown(header, body, words=("shape",) + tuple(h for h in header if "peer" in h)),
+                 *(source(g.slug, kind) for g in gpus))
+
+
 def timing(page: Page, gpu: str | None = None) -> str:
     """The copy bound and the default kernel under each L2 flush, per shape."""
     gpu, body = gpu or page.gpu, []
@@ -802,14 +829,12 @@ def past_l2(rows: pd.DataFrame) -> pd.Series:
 
 def value(page: Page, shape: str | None = None, col: str | None = None, step: str | None = None,
           kernel: str | None = None, peer: str | None = None, metric: str | None = None, flush: str | None = None,
-          max: str | None = None, tuning: str | None = None, gpu: str | None = None,
+          max: str | None = None, gpu: str | None = None,
           dtype: str = "float32", over: str | None = None) -> str:
     """One number as the tables write it: step= [kernel=] shape= and col= (kernel=copy_bound or cublas: a
     baseline) or metric= (over=KERNEL: its ratio to that kernel's, same step and shape, as "1.05");
     peer= shape= col= [dtype=bf16: the bf16 peers]; flush= kernel= shape= col=;
-    max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2()); tuning=vec4_limit (up to where
-    step 12 runs step 09's kernel), vec4_pow2_limit (the same on rows a power of two) or long_runs_from (from where
-    step 11's default takes its long runs)."""
+    max=pct_of_copy (the highest % of copy of a matrix past L2: past_l2())."""
     gpu = gpu or page.gpu
     what = ", ".join(f"{k}={v}" for k, v in dict(step=step, kernel=kernel, peer=peer, shape=shape, col=col,
                                                   metric=metric, flush=flush).items() if v)
@@ -821,15 +846,6 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
         if rows["pct_of_copy"].dropna().empty:
             raise TemplateError(f"no kernel in {results.path(gpu).name} has a matrix past L2")
         return fmt_pct(rows["pct_of_copy"].max())
-    if tuning is not None:
-        if tuning not in ("vec4_limit", "vec4_pow2_limit", "long_runs_from"):
-            raise TemplateError("tuning= takes vec4_limit, vec4_pow2_limit or long_runs_from")
-        if tuning == "long_runs_from":
-            return tuning_rule.label(tuning_rule.long_runs_from(gpu))
-        limit = tuning_rule.limits(gpu, pow2=tuning == "vec4_pow2_limit")
-        if limit == 0:
-            raise TemplateError(f"{results.path(gpu).name} gives step 09's kernel no lead at any size")
-        return tuning_rule.label(limit)
     at = str(shape_list(shape)[0])
     if metric is not None:
         step = step_list(step)[0]
@@ -857,5 +873,5 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     return quoted[col](row[col])
 
 
-FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, timing, steps, expected, reference,
-             value, found, findings, measured)
+FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, peers_best, timing, steps, expected,
+             reference, value, found, findings, measured)

@@ -2,7 +2,7 @@
 word their prose on (never what a GPU measured), the limits of a write-up, and the Doxygen site.
 
 Every check has a planted case beside it, a copy made wrong on purpose, so that it is known to be able to
-fail.  `make test PYTEST_ARGS="-m docs"` runs this file and test_tuning.py.
+fail.  `make test PYTEST_ARGS="-m docs"` runs this file.
 """
 
 import re
@@ -477,6 +477,17 @@ def prose_words(text: str) -> int:
     """Words of prose: inline code counts as one word, a link as its text."""
     return sum(len(WORD.findall(re.sub(r"\]\([^)]*\)", "]", re.sub(r"`[^`]*`", "x", line))))
                for _, line in prose_lines(text))
+
+
+def test_the_best_peer_is_the_fastest_that_passed_its_check(monkeypatch):
+    rows = [("tutorial", "tutorial", 90.0, "PASS"), ("triton", "peer", 95.0, "FAIL"), ("jax", "peer", 80.0, "PASS"),
+            ("cupy", "peer", 85.0, "PASS")]
+    frame = pd.DataFrame([dict(peer=peer, version="step 99", op="x", role=role, at="8x8", pct_of_copy=pct, check=check)
+                          for peer, role, pct, check in rows])
+    monkeypatch.setattr(tables, "load", lambda gpu, kind="bench": frame)
+    monkeypatch.setattr(tables, "source", lambda gpu, kind="bench": "")
+    text = tables.peers_best(tables.Page(ROOT / "docs", FRONT_GPU))
+    assert "| 8 x 8 | 90.0 % | cupy 85.0 % |" in text and "triton" not in text and "(step 99 x)" in text
 
 
 def table_rows(text: str) -> int:

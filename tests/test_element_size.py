@@ -32,18 +32,18 @@ def test_a_step_is_float32_unless_its_program_says_2_bytes():
     assert machine.element_bytes("13") == 2
     assert [step for step in STEPS if machine.element_bytes(step) == 2] == ["13"]
     assert machine.steps_of("bf16") == ["13"]
-    assert machine.answer_step("float32") == "12" and machine.answer_step("bf16") == "13"
+    assert machine.answer_step("float32") == "14" and machine.answer_step("bf16") == "13"
 
 
 def test_the_answers_for_make_peers_lib():
     result = run([sys.executable, "-m", "lab.machine"])
     assert_exit(result, 0)
-    assert result.stdout == "12 13\n"
+    assert result.stdout == "14 13\n"
 
 
 def test_the_timing_study_runs_the_float32_answer():
     runs = bench.planned_runs(types.SimpleNamespace(study="timing", build=BUILD))
-    assert [run.step for run in runs] == ["12", "12"]
+    assert [run.step for run in runs] == ["14", "14"]
 
 
 def test_a_step_not_built_or_too_old_to_describe_itself_is_one_line(tmp_path):

@@ -14,10 +14,10 @@
  * - Step 12 (steps/12_tma/tma_tile.cuh): a box is laid out as the TMA unit does
  *   with `CU_TENSOR_MAP_SWIZZLE_128B` (zero outside the matrix), and the
  *   store side writes it out, on aligned shapes.
- * - Step 12's default (steps/12_tma/answer.cuh): pick_answer() names the launch
- *   its rule calls for on each side of each of its boundaries,
- *   answer_out_rows_fit() asks for rows of `out` on 64 bytes, and
- *   answer_gpu_named() finds each measured GPU's limits.
+ * - The capstone's float32 rule (steps/14_dispatch/dispatch_f32.cuh):
+ *   f32_pick() names the launch it calls for on each side of each of its boundaries,
+ *   f32_out_rows_fit() asks for rows of `out` on 64 bytes, and
+ *   f32_gpu_named() finds each measured GPU's limits.
  *
  * Prints one `PASS name` or `FAIL name` line per check; exit code 1 if any
  * check failed.
@@ -31,7 +31,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "steps/12_tma/answer.cuh"
+#include "steps/14_dispatch/dispatch_f32.cuh"
 #include "steps/13_bf16/slab_chunks.cuh"
 #include "steps/11_any_shape/any_shape.cuh"
 #include "steps/11_any_shape/sector_runs.cuh"
@@ -417,152 +417,152 @@ static void check_slab_walk(void)
  *        09's 16-byte kernel up to the limits, and nowhere else: the short
  *        matrices keep step 09's launch.
  */
-static void check_pick_answer_tiles_down(answer_gpu gpu)
+static void check_f32_pick_tiles_down(f32_gpu gpu)
 {
     gpu.tiles_down = true;
-    report(pick_answer(4096, 4096, true, true, gpu) == ANSWER_TILES_DOWN &&
-           pick_answer(8192, 8192, true, true, gpu) == ANSWER_TILES_DOWN &&
-           pick_answer(1000, 1000, true, false, gpu) == ANSWER_TILES_DOWN,
-           "step 12 answer: tiles down where step 09's 16-byte kernel ran, rows a power of two and in L2 too");
-    report(pick_answer(63, 1000000, true, true, gpu) == ANSWER_SHARED64 &&
-           pick_answer(1000000, 60, true, true, gpu) == ANSWER_SHARED64 &&
-           pick_answer(64, 64, false, false, gpu) == ANSWER_ANY_SHAPE,
-           "step 12 answer: tiles down leave short matrices to step 09 and odd rows to step 11");
-    report(pick_answer(4112, 4096, true, true, gpu) == ANSWER_ANY_SHAPE &&
-           pick_answer(3000, 3000, true, false, gpu) == ANSWER_ANY_SHAPE,
-           "step 12 answer: tiles down stop at the limit and where rows of out miss 64 bytes past L2");
+    report(f32_pick(4096, 4096, true, true, gpu) == F32_TILES_DOWN &&
+           f32_pick(8192, 8192, true, true, gpu) == F32_TILES_DOWN &&
+           f32_pick(1000, 1000, true, false, gpu) == F32_TILES_DOWN,
+           "float32 rule: tiles down where step 09's 16-byte kernel ran, rows a power of two and in L2 too");
+    report(f32_pick(63, 1000000, true, true, gpu) == F32_SHARED64 &&
+           f32_pick(1000000, 60, true, true, gpu) == F32_SHARED64 &&
+           f32_pick(64, 64, false, false, gpu) == F32_ANY_SHAPE,
+           "float32 rule: tiles down leave short matrices to step 09 and odd rows to step 11");
+    report(f32_pick(4112, 4096, true, true, gpu) == F32_ANY_SHAPE &&
+           f32_pick(3000, 3000, true, false, gpu) == F32_ANY_SHAPE,
+           "float32 rule: tiles down stop at the limit and where rows of out miss 64 bytes past L2");
 }
 
-/** @brief The kernel step 12's default must pick, on each side of each boundary of its rule. */
-static void check_pick_answer(void)
+/** @brief The kernel the float32 rule must pick, on each side of each boundary of its rule. */
+static void check_f32_pick(void)
 {
     // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB;
     // step 11's long runs from 300 MiB.
-    const answer_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20, false};
+    const f32_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20, false};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
-        bool out_fits;   // rows of out start on 64 bytes (answer_out_rows_fit())
-        answer_kernel expected;
+        bool out_fits;   // rows of out start on 64 bytes (f32_out_rows_fit())
+        f32_kernel expected;
         const char *why;
     } cases[] = {
-        {1, 1, false, false, ANSWER_CHUNKS, "one element"},
-        {1, (size_t)1 << 26, true, true, ANSWER_CHUNKS, "a row vector"},
-        {(size_t)1 << 26, 1, false, false, ANSWER_CHUNKS, "a column vector"},
-        {63, 1000000, true, true, ANSWER_SHARED64, "one row short of a tile, rows of whole chunks"},
-        {63, 1000001, false, false, ANSWER_SHARED64, "one row short of a tile, rows not whole chunks"},
-        {39, 1000001, false, false, ANSWER_SLABS, "39 rows, not whole chunks"},
-        {55, 1000001, false, false, ANSWER_SLABS, "55 rows, not whole chunks"},
-        {57, 1000001, false, false, ANSWER_SHARED64, "57 rows, not whole chunks"},
-        {48, 699051, false, false, ANSWER_SLABS, "48 rows of out of whole chunks, rows of in not"},
-        {56, 1000001, false, false, ANSWER_CHUNKS, "56 rows of out of whole chunks, rows of in not"},
-        {60, 1000001, false, false, ANSWER_CHUNKS, "60 rows of out of whole chunks, rows of in not"},
-        {64, 1000001, false, false, ANSWER_ANY_SHAPE, "a tile's 64 rows of out of whole chunks, rows of in not"},
-        {32, 1000000, true, true, ANSWER_SHARED64, "a warp's 32 rows of whole chunks"},
-        {31, 1000000, true, true, ANSWER_SLABS, "one row short of a warp, rows of whole chunks"},
-        {2, 33554433, false, false, ANSWER_SLABS, "two rows"},
-        {4, 16777216, true, true, ANSWER_SLABS, "four aligned rows"},
-        {63, 63, false, false, ANSWER_SHARED64, "short both ways"},
-        {60, 63, false, false, ANSWER_CHUNKS, "short both ways, rows of out of whole chunks"},
-        {31, 63, false, false, ANSWER_SLABS, "31 x 63"},
-        {2, 2, false, false, ANSWER_SLABS, "two by two"},
-        {1000003, 2, false, false, ANSWER_SLABS, "two columns"},
-        {1000000, 4, true, true, ANSWER_SLABS, "four aligned columns"},
-        {1000003, 31, false, false, ANSWER_SLABS, "one column short of a warp"},
-        {1000003, 32, false, false, ANSWER_ANY_SHAPE, "a warp's 32 columns, rows not whole chunks"},
-        {1048576, 32, true, true, ANSWER_SHARED64, "a warp's 32 columns of whole chunks"},
-        {1000003, 63, false, false, ANSWER_ANY_SHAPE, "one column short of a tile, rows not whole chunks"},
-        {1000000, 60, true, true, ANSWER_SHARED64, "60 columns of whole chunks"},
-        {64, 64, true, true, ANSWER_SHARED64, "one aligned tile"},
-        {64, 64, false, false, ANSWER_ANY_SHAPE, "one misaligned tile"},
-        {4096, 4096, true, true, ANSWER_SHARED64, "exactly the limit"},
-        {4112, 4096, true, true, ANSWER_ANY_SHAPE, "16 rows past the limit"},
-        {4096, 4100, true, true, ANSWER_SHARED64, "4 columns past the limit, rows a power of two"},
-        {4097, 4097, false, false, ANSWER_ANY_SHAPE, "under the limit, rows not whole chunks"},
-        {4100, 1024, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
-        {2044, 2048, true, false, ANSWER_SHARED64, "in L2, rows of out on 16 bytes"},
-        {3000, 3000, true, false, ANSWER_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
-        {1000, 1000, true, false, ANSWER_SHARED64, "in L2, rows of out on 32 bytes"},
-        {3008, 3000, true, true, ANSWER_SHARED64, "past L2, rows of out on 64 bytes"},
-        {1000000, 8, true, false, ANSWER_SLABS, "8 aligned columns, rows of out on 32 bytes"},
-        {8192, 8192, true, true, ANSWER_SHARED64, "256 MiB, rows a power of two"},
-        {8192, 8196, true, true, ANSWER_ANY_SHAPE, "4 columns past the power-of-two limit"},
-        {8256, 8192, true, true, ANSWER_ANY_SHAPE, "256 MiB less, rows not a power of two"},
-        {4096, 16384, true, true, ANSWER_SHARED64, "256 MiB, 4096 rows"},
-        {8192, 8192, false, true, ANSWER_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
-        {(size_t)1 << 16, (size_t)1 << 16, true, true, ANSWER_LONG_RUNS, "2^32 elements"},
-        {8960, 8777, false, false, ANSWER_ANY_SHAPE, "odd rows, just under the long runs' size"},
-        {8960, 8778, false, false, ANSWER_LONG_RUNS, "odd rows, just past the long runs' size"},
-        {10007, 7919, false, false, ANSWER_LONG_RUNS, "odd rows past the long runs' size"},
-        {2000003, 63, false, false, ANSWER_LONG_RUNS, "past the long runs' size, one column short of a tile"},
-        {65, 1220703, false, false, ANSWER_LONG_RUNS, "65 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
-        {100, 800003, false, false, ANSWER_ANY_SHAPE, "100 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
-        {129, 620001, false, false, ANSWER_LONG_RUNS, "129 rows: tiles of 96 and of 64 both pad to 192"},
-        {200, 400003, false, false, ANSWER_LONG_RUNS, "200 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
-        {128, 1000003, false, false, ANSWER_ANY_SHAPE, "128 rows: tiles of 96 pad 64 rows, tiles of 64 none"},
-        {300, 1000003, false, false, ANSWER_LONG_RUNS, "300 rows: 64 more padded rows, under 1/4 of them"},
-        {897, 400003, false, false, ANSWER_LONG_RUNS, "897 rows: tiles of 96 and of 64 both pad to 960"},
-        {16385, 16383, false, false, ANSWER_LONG_RUNS, "16385 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
-        {400003, 200, false, false, ANSWER_LONG_RUNS, "400003 rows: tiles of 96 pad fewer rows than tiles of 64"},
+        {1, 1, false, false, F32_CHUNKS, "one element"},
+        {1, (size_t)1 << 26, true, true, F32_CHUNKS, "a row vector"},
+        {(size_t)1 << 26, 1, false, false, F32_CHUNKS, "a column vector"},
+        {63, 1000000, true, true, F32_SHARED64, "one row short of a tile, rows of whole chunks"},
+        {63, 1000001, false, false, F32_SHARED64, "one row short of a tile, rows not whole chunks"},
+        {39, 1000001, false, false, F32_SLABS, "39 rows, not whole chunks"},
+        {55, 1000001, false, false, F32_SLABS, "55 rows, not whole chunks"},
+        {57, 1000001, false, false, F32_SHARED64, "57 rows, not whole chunks"},
+        {48, 699051, false, false, F32_SLABS, "48 rows of out of whole chunks, rows of in not"},
+        {56, 1000001, false, false, F32_CHUNKS, "56 rows of out of whole chunks, rows of in not"},
+        {60, 1000001, false, false, F32_CHUNKS, "60 rows of out of whole chunks, rows of in not"},
+        {64, 1000001, false, false, F32_ANY_SHAPE, "a tile's 64 rows of out of whole chunks, rows of in not"},
+        {32, 1000000, true, true, F32_SHARED64, "a warp's 32 rows of whole chunks"},
+        {31, 1000000, true, true, F32_SLABS, "one row short of a warp, rows of whole chunks"},
+        {2, 33554433, false, false, F32_SLABS, "two rows"},
+        {4, 16777216, true, true, F32_SLABS, "four aligned rows"},
+        {63, 63, false, false, F32_SHARED64, "short both ways"},
+        {60, 63, false, false, F32_CHUNKS, "short both ways, rows of out of whole chunks"},
+        {31, 63, false, false, F32_SLABS, "31 x 63"},
+        {2, 2, false, false, F32_SLABS, "two by two"},
+        {1000003, 2, false, false, F32_SLABS, "two columns"},
+        {1000000, 4, true, true, F32_SLABS, "four aligned columns"},
+        {1000003, 31, false, false, F32_SLABS, "one column short of a warp"},
+        {1000003, 32, false, false, F32_ANY_SHAPE, "a warp's 32 columns, rows not whole chunks"},
+        {1048576, 32, true, true, F32_SHARED64, "a warp's 32 columns of whole chunks"},
+        {1000003, 63, false, false, F32_ANY_SHAPE, "one column short of a tile, rows not whole chunks"},
+        {1000000, 60, true, true, F32_SHARED64, "60 columns of whole chunks"},
+        {64, 64, true, true, F32_SHARED64, "one aligned tile"},
+        {64, 64, false, false, F32_ANY_SHAPE, "one misaligned tile"},
+        {4096, 4096, true, true, F32_SHARED64, "exactly the limit"},
+        {4112, 4096, true, true, F32_ANY_SHAPE, "16 rows past the limit"},
+        {4096, 4100, true, true, F32_SHARED64, "4 columns past the limit, rows a power of two"},
+        {4097, 4097, false, false, F32_ANY_SHAPE, "under the limit, rows not whole chunks"},
+        {4100, 1024, true, false, F32_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
+        {2044, 2048, true, false, F32_SHARED64, "in L2, rows of out on 16 bytes"},
+        {3000, 3000, true, false, F32_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
+        {1000, 1000, true, false, F32_SHARED64, "in L2, rows of out on 32 bytes"},
+        {3008, 3000, true, true, F32_SHARED64, "past L2, rows of out on 64 bytes"},
+        {1000000, 8, true, false, F32_SLABS, "8 aligned columns, rows of out on 32 bytes"},
+        {8192, 8192, true, true, F32_SHARED64, "256 MiB, rows a power of two"},
+        {8192, 8196, true, true, F32_ANY_SHAPE, "4 columns past the power-of-two limit"},
+        {8256, 8192, true, true, F32_ANY_SHAPE, "256 MiB less, rows not a power of two"},
+        {4096, 16384, true, true, F32_SHARED64, "256 MiB, 4096 rows"},
+        {8192, 8192, false, true, F32_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
+        {(size_t)1 << 16, (size_t)1 << 16, true, true, F32_LONG_RUNS, "2^32 elements"},
+        {8960, 8777, false, false, F32_ANY_SHAPE, "odd rows, just under the long runs' size"},
+        {8960, 8778, false, false, F32_LONG_RUNS, "odd rows, just past the long runs' size"},
+        {10007, 7919, false, false, F32_LONG_RUNS, "odd rows past the long runs' size"},
+        {2000003, 63, false, false, F32_LONG_RUNS, "past the long runs' size, one column short of a tile"},
+        {65, 1220703, false, false, F32_LONG_RUNS, "65 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {100, 800003, false, false, F32_ANY_SHAPE, "100 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
+        {129, 620001, false, false, F32_LONG_RUNS, "129 rows: tiles of 96 and of 64 both pad to 192"},
+        {200, 400003, false, false, F32_LONG_RUNS, "200 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
+        {128, 1000003, false, false, F32_ANY_SHAPE, "128 rows: tiles of 96 pad 64 rows, tiles of 64 none"},
+        {300, 1000003, false, false, F32_LONG_RUNS, "300 rows: 64 more padded rows, under 1/4 of them"},
+        {897, 400003, false, false, F32_LONG_RUNS, "897 rows: tiles of 96 and of 64 both pad to 960"},
+        {16385, 16383, false, false, F32_LONG_RUNS, "16385 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
+        {400003, 200, false, false, F32_LONG_RUNS, "400003 rows: tiles of 96 pad fewer rows than tiles of 64"},
     };
     char name[160];
     for (const auto &c : cases) {
-        snprintf(name, sizeof name, "step 12 answer: %zux%zu, limits 64 and 256 MiB, L2 16 MiB, long runs from "
+        snprintf(name, sizeof name, "float32 rule: %zux%zu, limits 64 and 256 MiB, L2 16 MiB, long runs from "
                  "300 MiB (%s)", c.rows, c.cols, c.why);
-        report(pick_answer(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
+        report(f32_pick(c.rows, c.cols, c.vec4, c.out_fits, gpu) == c.expected, name);
     }
-    check_pick_answer_tiles_down(gpu);
+    check_f32_pick_tiles_down(gpu);
 }
 
-/** @brief answer_out_rows_fit() asks both the pointer and the row length of `out` for 64 bytes. */
-static void check_answer_out_rows_fit(void)
+/** @brief f32_out_rows_fit() asks both the pointer and the row length of `out` for 64 bytes. */
+static void check_f32_out_rows_fit(void)
 {
     const float *line = reinterpret_cast<const float *>((uintptr_t)1 << 20);   // never read, only its address
-    report(answer_out_rows_fit(line, 16), "step 12 answer: rows of out of 16 floats (64 bytes) fit");
-    report(answer_out_rows_fit(line, 4000), "step 12 answer: rows of out of 4000 floats (16000 bytes) fit");
-    report(!answer_out_rows_fit(line, 8), "step 12 answer: rows of out of 8 floats (32 bytes) do not fit");
-    report(!answer_out_rows_fit(line, 3000), "step 12 answer: rows of out of 3000 floats (12000 bytes) do not fit");
-    report(!answer_out_rows_fit(line + 4, 16), "step 12 answer: out 16 bytes past 64 does not fit");
+    report(f32_out_rows_fit(line, 16), "float32 rule: rows of out of 16 floats (64 bytes) fit");
+    report(f32_out_rows_fit(line, 4000), "float32 rule: rows of out of 4000 floats (16000 bytes) fit");
+    report(!f32_out_rows_fit(line, 8), "float32 rule: rows of out of 8 floats (32 bytes) do not fit");
+    report(!f32_out_rows_fit(line, 3000), "float32 rule: rows of out of 3000 floats (12000 bytes) do not fit");
+    report(!f32_out_rows_fit(line + 4, 16), "float32 rule: out 16 bytes past 64 does not fit");
 }
 
 /** @brief Whether @p gpu has the limits @p vec4, @p pow2 and @p long_runs and the L2 size @p l2. */
-static bool has_limits(answer_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs, bool tiles_down)
+static bool has_limits(f32_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs, bool tiles_down)
 {
-    return gpu.vec4_limit == vec4 && gpu.vec4_pow2_limit == pow2 && gpu.l2_bytes == l2 &&
+    return gpu.tiles_up_to == vec4 && gpu.tiles_pow2_up_to == pow2 && gpu.l2_bytes == l2 &&
            gpu.long_runs_from == long_runs && gpu.tiles_down == tiles_down;
 }
 
-/** @brief Each GPU of steps/12_tma/answer_tuning.h gets its own limits; any other GPU its L2 size for both. */
-static void check_answer_gpu_named(void)
+/** @brief Each GPU of steps/14_dispatch/rules.h gets its own limits; any other GPU its L2 size for both. */
+static void check_f32_gpu_named(void)
 {
     const size_t l2 = 50u << 20;
-    for (const auto &t : ANSWER_TUNINGS) {
+    for (const auto &t : F32_RULES) {
         char name[160];
-        snprintf(name, sizeof name, "step 12 answer: %s gets its measured limits", t.gpu);
-        report(has_limits(answer_gpu_named(t.gpu, l2), t.vec4_bytes, t.vec4_pow2_bytes, l2, t.long_runs_bytes,
+        snprintf(name, sizeof name, "float32 rule: %s gets its measured limits", t.gpu);
+        report(has_limits(f32_gpu_named(t.gpu, l2), t.tiles_up_to, t.tiles_pow2_up_to, l2, t.long_runs_from,
                           t.tiles_down), name);
     }
-    report(has_limits(answer_gpu_named("A GPU never measured", l2), l2, l2, l2, ANSWER_NEVER, false),
-           "step 12 answer: an unmeasured GPU gets step 09's kernel up to its L2 size and no long runs");
-    report(has_limits(answer_gpu_named("", l2), l2, l2, l2, ANSWER_NEVER, false),
-           "step 12 answer: an empty GPU name gets the L2 size and no long runs");
+    report(has_limits(f32_gpu_named("A GPU never measured", l2), l2, l2, l2, RULES_NEVER, false),
+           "float32 rule: an unmeasured GPU gets step 09's kernel up to its L2 size and no long runs");
+    report(has_limits(f32_gpu_named("", l2), l2, l2, l2, RULES_NEVER, false),
+           "float32 rule: an empty GPU name gets the L2 size and no long runs");
     report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
-           "step 12 answer: is_power_of_two() on 1, 2^40, 0 and 24576");
+           "float32 rule: is_power_of_two() on 1, 2^40, 0 and 24576");
 }
 
-/** @brief The answer's rule for lines on the sector runs: a column of tiles (rows x 512 bytes) in a quarter of L2. */
-static void check_answer_lines(void)
+/** @brief The float32 rule for lines on the sector runs: a column of tiles (rows x 512 bytes) in a quarter of L2. */
+static void check_f32_lines(void)
 {
     const size_t mib = 1 << 20;
     report(sr_lines_reused(25600, 50 * mib) && !sr_lines_reused(25601, 50 * mib),
-           "step 12 answer: lines on an L2 of 50 MiB up to 25600 rows, not 25601");
+           "float32 rule: lines on an L2 of 50 MiB up to 25600 rows, not 25601");
     report(sr_lines_reused(30720, 60 * mib) && !sr_lines_reused(30721, 60 * mib),
-           "step 12 answer: lines on an L2 of 60 MiB up to 30720 rows, not 30721");
-    const answer_gpu h100 = answer_gpu_named("NVIDIA H100 80GB HBM3", 50 * mib);
-    report(answer_lines(LINES_WHERE_REUSED, 10007, h100) && !answer_lines(LINES_WHERE_REUSED, 100001, h100),
-           "step 12 answer: lines at 10007 rows on the H100, not at 100001");
-    report(answer_lines(LINES_ALWAYS, 100001, h100) && !answer_lines(LINES_NEVER, 10007, h100),
-           "step 12 answer: answer_lines always asks, answer_sectors never");
+           "float32 rule: lines on an L2 of 60 MiB up to 30720 rows, not 30721");
+    const f32_gpu h100 = f32_gpu_named("NVIDIA H100 80GB HBM3", 50 * mib);
+    report(f32_lines(LINES_WHERE_REUSED, 10007, h100) && !f32_lines(LINES_WHERE_REUSED, 100001, h100),
+           "float32 rule: lines at 10007 rows on the H100, not at 100001");
+    report(f32_lines(LINES_ALWAYS, 100001, h100) && !f32_lines(LINES_NEVER, 10007, h100),
+           "float32 rule: LINES_ALWAYS always asks, LINES_NEVER never");
 }
 
 int main(void)
@@ -643,9 +643,9 @@ int main(void)
     }
     check_slab_walk();
     check_stretch_chunks();
-    check_pick_answer();
-    check_answer_out_rows_fit();
-    check_answer_gpu_named();
-    check_answer_lines();
+    check_f32_pick();
+    check_f32_out_rows_fit();
+    check_f32_gpu_named();
+    check_f32_lines();
     return failures ? 1 : 0;
 }

@@ -27,14 +27,23 @@
 #include "harness.h"
 #include "steps/09_shared64/shared64.cuh"      // step 09's kernel
 #include "steps/11_any_shape/any_shape.cuh"    // step 11's kernels
-#include "steps/12_tma/answer.cuh"             // the float32 dispatch
+#include "steps/14_dispatch/dispatch_f32.cuh"   // the float32 dispatch
 #include "steps/13_bf16/prmt_default.cuh"      // step 13's kernels and its default's choices
-#include "steps/13_bf16/slab_chunks.cuh"        // slabs of 16-byte chunks
-#include "steps/09_shared64/tiles_down.cuh"         // step 09's tile down the columns
+#include "steps/13_bf16/slab_chunks.cuh"       // slabs of 16-byte chunks
+#include "steps/14_dispatch/tiles_down.cuh"     // step 09's tile down the columns
 #include "tile_copy.cuh"                       // the float32 bounds
 #include "tile_swap16.cuh"                     // the bf16 bound
 
 /* ---- float32: the dispatch and its candidates ---------------------------------------------- */
+
+/** @brief Step 14's float32 dispatch, its sector runs asking L2 for lines by @p rule. */
+static size_t answer_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream,
+                            lines_rule rule = LINES_WHERE_REUSED)
+{
+    f32_gpu gpu;
+    CUDA_CHECK(f32_gpu_here(&gpu));
+    return dispatch_f32_launch(gpu, in, out, rows, cols, stream, rule);
+}
 
 static size_t launch_answer(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)
 {

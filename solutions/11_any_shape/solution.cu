@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "baselines.h"   // copy_kernel_launch(): a vector is a copy
 #include "steps/11_any_shape/any_shape.cuh"
 
 /** Floats in an aligned 8-byte pair. */

@@ -3,8 +3,8 @@
  * @brief Step 09's two kernels: a 64x64 tile moved with float4 loads and
  *        stores through a chunk-swizzled shared tile, and the same tile
  *        moved with 4-byte accesses for any shape. Step 09 teaches them
- *        (steps/09_shared64/shared64.cu); they live here because step 12's
- *        default runs them too (steps/12_tma/answer.cuh).
+ *        (steps/09_shared64/shared64.cu); they live here because the
+ *        capstone's float32 rule runs them too (steps/14_dispatch/dispatch_f32.cuh).
  */
 #ifndef TRANSPOSE_SHARED64_CUH
 #define TRANSPOSE_SHARED64_CUH

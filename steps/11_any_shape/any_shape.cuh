@@ -383,7 +383,7 @@ static inline size_t chunks_launch(const float *in, float *out, size_t rows, siz
  * tiles above and below; sector runs keep every sector whole
  * (docs/steps/11_any_shape.md measures both). @p Run is the length of
  * the sector runs: 64 floats, or SR_LONG_RUN; with @p Lines their loads
- * ask L2 for lines (sr_fetch(), step 12's answer).
+ * ask L2 for lines (sr_fetch(), the capstone's float32 rule).
  */
 template <unsigned Run = SR_RUN, bool Lines = false>
 static inline size_t any_shape_launch(const float *in, float *out, size_t rows, size_t cols, cudaStream_t stream)

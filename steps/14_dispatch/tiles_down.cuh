@@ -1,8 +1,8 @@
 /**
  * @file tiles_down.cuh
  * @brief Step 09's 16-byte tile taken down the columns of `in`, one tile
- *        per block: the answer's tile kernel on a GPU where it measured
- *        ahead of step 09's (answer_tuning.h: the H200).
+ *        per block: the float32 rule's tile kernel on a GPU where it
+ *        measured ahead of step 09's (rules.h: the H200).
  *
  * Step 09's kernel takes its tiles along the rows of `in` and walks them
  * in grid-stride loops. Two changes:
@@ -30,7 +30,8 @@
 
 #include "kernel_utils.cuh"
 #include "steps/09_shared64/shared64.cuh"   // shared64_launch()
-#include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, chunk_slot(), store_block_vec4(), load_chunk_column(), vec4_fits()
+#include "steps/09_shared64/tile64.cuh"   // TILE, THREADS, chunk_slot(), store_block_vec4(), tile_extent(),
+                                          // vec4_fits(), load_chunk_column()
 
 /** Blocks per multiprocessor: all 8 that 2048 threads allow, at 32 registers a thread. */
 #define TD_BLOCKS_PER_SM MAX_BLOCKS_PER_SM(THREADS)
