@@ -168,7 +168,8 @@ def test_slower_needs_both_runs_slower_and_a_planted_wrong_pick_is_caught():
 
 
 def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
-    frame = synthetic(("study answer", "8196x8196", 88.0, 1.0), ("study swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
+    frame = synthetic(("study answer", "8196x8196", 88.0, 1.0),
+                      ("study swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
                       ("study swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
                       ("study answer", "8256x8256", 97.0, 1.0), ("study swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
     assert tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0) == []

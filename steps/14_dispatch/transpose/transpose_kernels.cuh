@@ -709,6 +709,7 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
     __syncthreads();   // everyone is done reading before the next tile overwrites it
 }
 
+
 #endif /* TRANSPOSE_TILE64_CUH */
 // ---- end of steps/09_shared64/tile64.cuh ----
                         // transpose_tile_words()
@@ -1523,7 +1524,7 @@ static inline size_t any_shape_launch(const float *in, float *out, size_t rows, 
  * instruction for every 4 bytes of a float, every 2 of a bf16. On the
  * H100 they kept the schedulers busy almost every cycle: floats stopped
  * short of a copy on the thinnest matrices, bf16 at about two thirds of
- * one (`make narrow-study`).
+ * one (`make study STUDIES=narrow`).
  *
  * A slab has two sides. One is a single stretch of memory (the rows of
  * `out`, or of `in`, that the slab covers, end to end); the other is `s`
@@ -2117,7 +2118,7 @@ transpose_slab_chunks(const T *__restrict__ in, T *__restrict__ out, size_t rows
 /**
  * @brief Whether slabs of chunks are the faster way through a @p rows x
  *        @p cols matrix of @p T whose rows are whole aligned chunks when
- *        @p whole_chunks: `make narrow-study` times steps 12 and 13's
+ *        @p whole_chunks: `make study STUDIES=narrow` times steps 12 and 13's
  *        choices against each kernel they choose between.
  */
 template <typename T>
@@ -2655,7 +2656,7 @@ static __host__ __device__ __forceinline__ bool t16_rows_on_sectors(const uint16
  *        column of tiles later, and past L2 DRAM reads them again (Nsight
  *        Compute at 50000 x 3000, appendix 13). On squarer matrices the rows'
  *        order trails on the H200, as step 12 found for float32 tiles:
- *        `make order-study` times both orders from squares to 100 : 1.
+ *        `make study STUDIES=order` times both orders from squares to 100 : 1.
  */
 static __host__ __device__ __forceinline__ bool t16_along_rows_pays(const uint16_t *in, size_t rows, size_t cols)
 {
