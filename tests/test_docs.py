@@ -171,7 +171,8 @@ def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
     frame = synthetic(("study answer", "8196x8196", 88.0, 1.0),
                       ("study swap_down", "8196x8196", 89.0, 1.0, 1.0, "bound"),
                       ("study swap_across", "8196x8196", 78.0, 1.0, 1.0, "bound"),
-                      ("study answer", "8256x8256", 97.0, 1.0), ("study swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
+                      ("study answer", "8256x8256", 97.0, 1.0),
+                      ("study swap_down", "8256x8256", 96.0, 1.0, 1.0, "bound"))
     assert tables.behind(frame, ["study answer"], tables.BOUNDS_64, 2.0) == []
     assert tables.reaching(frame, tables.BOUNDS_64, 95.0, tables.off_256) == []   # 8256 floats: 256-byte rows
     frame.loc[0, "pct_of_copy"], frame.loc[2, "pct_of_copy"] = 85.0, 96.0
@@ -182,7 +183,8 @@ def test_the_pattern_findings_and_a_planted_pattern_that_flips_them():
 
 
 def test_missed_names_the_bars_shapes_and_a_planted_bound_past_the_target_is_caught():
-    frame = synthetic(("study answer", "32768x32768", 95.0, 1.0), ("study swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
+    frame = synthetic(("study answer", "32768x32768", 95.0, 1.0),
+                      ("study swap_down", "32768x32768", 96.0, 1.0, 1.0, "bound"),
                       ("study answer", "1024x1024", 90.0, 1.0))   # not a shape of the bar
     assert labels(tables.missed(frame, "study", "last_step")) == ["32768 x 32768"]
     assert tables.missed(frame, "study", "last_step", tables.BOUNDS_64) == []

@@ -1,7 +1,8 @@
 """Steps of two element sizes: float32 steps (STEP_DEFINE) and bf16 steps (STEP_DEFINE_16).
 
 The lab asks a step's program its element size (--describe, lab.machine.element_bytes()); these tests check
-that the float32 answer (the last float32 step) is what make peers and make study STUDIES=timing take, that a table never
+that the float32 answer (the last step whose default takes float32) is what make peers and the timing study
+take, that a table never
 compares a bf16 kernel with a float32 one, and that the tutorial's library for lab.peers holds both answers.
 """
 
