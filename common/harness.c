@@ -575,8 +575,11 @@ static int select_variants(bench *b)
  */
 static int check_dtype(bench *b)
 {
+    const kernel_variant *named = &b->step->variants[b->first_variant];
     if (b->opt.element_bytes != 0)
         b->element_bytes = b->opt.element_bytes;
+    else if (b->opt.variant != NULL && !variant_takes(named, b->element_bytes))
+        b->element_bytes = b->element_bytes == 2 ? 4 : 2;   /* a kernel of the other type alone: its type */
     int takers = 0;
     for (int i = b->first_variant; i <= b->last_variant; ++i)
         takers += variant_takes(&b->step->variants[i], b->element_bytes);

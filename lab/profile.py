@@ -267,7 +267,7 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
             continue
         if bool(row.step) == bool(row.peers):
             problems.append(f"{where}: a row names a step or some peers, not both or neither")
-        if row.step and row.step not in machine.steps():
+        if row.step and row.step not in [*machine.steps(), machine.STUDY]:
             problems.append(f"{where}: no step '{row.step}'")
         if row.step and row.baselines not in ("yes", "no"):
             problems.append(f"{where}: baselines is yes or no, not '{row.baselines}'")

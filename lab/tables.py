@@ -132,10 +132,9 @@ def default_kernel(run: pd.DataFrame) -> pd.Series:
 
 
 @functools.cache
-def default_names(gpu: str) -> dict:
-    """{step: the name of its default kernel} over the sweep of one GPU."""
-    first = kernels(load(gpu)).drop_duplicates("step")
-    return dict(zip(first["step"], first["kernel"], strict=True))
+def default_names() -> dict:
+    """{step: the name of its default kernel}, the study program's too, as the programs say."""
+    return {step: defined_default(step) for step in [*machine.steps(), machine.STUDY]}
 
 
 # ------------------------------------------------------------- element types
@@ -409,7 +408,7 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
         geomean = statistics.geometric_mean(default_kernel(the_run(gpu, step, s))["vs_cublas"] for s in SQUARE)
         body.append(["geometric mean of the six", f"vs cuBLAS >= {least_geomean:.2f}x", fmt_ratio3(geomean),
                      STATUS[geomean >= least_geomean], "-"])
-    text = (f"Step {step}'s default kernel (`{default_names(gpu)[step]}`); every ratio is taken within one run of "
+    text = (f"Step {step}'s default kernel (`{default_names()[step]}`); every ratio is taken within one run of "
             "the step program. *Best in the tutorial*: the best kernel of any step and variant at that shape, "
             "in its own run.")
     if margin is not None:  # per shape the peers run measured, the best peer against the tutorial
@@ -547,7 +546,7 @@ FINDINGS = {
     "pieces_12": ("the bar's shapes where a bound on 512- or 128-byte pieces leads by more than a point", "pattern",
                   lambda f: behind(f, BOUNDS_64, OTHER_PIECES, 1.0, bar_targets("last_step"))),
     "idle_12": ("at 32768 x 32768, kernels under which DRAM is active as much as under the copy", "profile",
-                lambda f: busy_as_copy(f, Shape(32768, 32768), ["14 transpose"])),
+                lambda f: busy_as_copy(f, Shape(32768, 32768), ["study answer"])),
     "bar_13": ("the bf16 bar's shapes where the default misses and its bound reaches it", "pattern",
                lambda f: missed(f, "13", "bf16", ["study swap_down_bf16"])),
     "bound_13": ("the bf16 bar's shapes where the default trails its bound by more than a point", "pattern",
@@ -555,7 +554,7 @@ FINDINGS = {
     "idle_13": ("at 16384 x 16384, bf16 kernels under which DRAM is active as much as under the copy", "profile",
                 lambda f: busy_as_copy(f, Shape(16384, 16384), ["13 prmt"])),
     "idle_odd": ("at 10007 x 7919, kernels under which DRAM is active as much as under the copy", "profile",
-                 lambda f: busy_as_copy(f, Shape(10007, 7919), ["13 prmt", "14 transpose"])),
+                 lambda f: busy_as_copy(f, Shape(10007, 7919), ["13 prmt", "study answer"])),
     "pattern": ("shapes where the dispatch trails its better bound by more than 2 points", "pattern",
                 lambda f: behind(f, ["study answer"], BOUNDS_64, 2.0)),
     "pattern_256": ("pitches off 256 bytes where a bound reaches 95 %", "pattern",
@@ -625,9 +624,16 @@ def findings(page: Page, names: str) -> str:
     return markdown(["finding", *gpus["name"]], body, words=list(gpus["name"]))
 
 
-def measured(page: Page, kind: str) -> list[dict]:
-    """The GPUs of gpus.csv (as the pages' `gpus`) that have <gpu>-KIND.csv, for a page's loops."""
-    return [g for g in results.gpus().to_dict("records") if results.path(g["slug"], kind).is_file()]
+def measured(page: Page, kind: str = "bench", step: str | None = None, kernel: str | None = None) -> list[dict]:
+    """The GPUs of gpus.csv (as the pages' `gpus`) that have <gpu>-KIND.csv, with rows of step and kernel if given
+    (a kernel newer than a GPU's last measurement has none there), for a page's loops."""
+    def has(slug: str) -> bool:
+        path = results.path(slug, kind)
+        if not path.is_file():
+            return False
+        rows = load(slug, kind)
+        return ((rows["step"] == step) | (step is None)).mul((rows["kernel"] == kernel) | (kernel is None)).any()
+    return [g for g in results.gpus().to_dict("records") if has(g["slug"])]
 
 
 # ------------------------------------------------------------- Nsight Compute counters
@@ -645,7 +651,7 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     if variant:  # a step's bounds are its variants too: listed only when named
         others = others[(others["role"] != "bound") | others["kernel"].isin(split(variant))]
     wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, others])
-    defaults = default_names(gpu)
+    defaults = default_names()
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defaults))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
@@ -849,7 +855,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     at = str(shape_list(shape)[0])
     if metric is not None:
         step = step_list(step)[0]
-        kernel = kernel or default_names(gpu).get(step)
+        kernel = kernel or default_names().get(step)
         measured = [only(select(gpu, "profile", step=step, kernel=name, metric=metric, at=at), f"{what} ({name})")
                     ["value"] for name in (kernel, over or kernel)]
         return f"{measured[0] / measured[1]:.2f}" if over else fmt_metric(measured[0])
