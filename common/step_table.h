@@ -165,7 +165,9 @@ static inline size_t step_element_bytes(const step_desc *step)
 /** @brief Whether @p v has a launcher for elements of @p element_bytes bytes (4: `launch`, 2: `launch16`). */
 static inline int variant_takes(const kernel_variant *v, size_t element_bytes)
 {
-    return element_bytes == 2 ? v->launch16 != NULL : v->launch != NULL;
+    if (element_bytes == sizeof(float))
+        return v->launch != NULL;
+    return element_bytes == sizeof(uint16_t) && v->launch16 != NULL;   /* no launcher for any other size */
 }
 
 /** @brief "float32" or "16-bit": what the report calls the elements of @p step. */

@@ -4,8 +4,8 @@
  *        can time them beside PyTorch, CuPy, Triton and JAX in one Python
  *        process, on the same tensors and the same stream.
  *
- * `make peers` (mk/peers.mk) compiles the float32 answer (the last step of
- * 4-byte elements) and the bf16 answer (the last step of 2-byte elements)
+ * `make peers` (mk/peers.mk) compiles the float32 answer and the bf16
+ * answer (the last step whose default takes each type: step 14 for both)
  * with `-DTRANSPOSE_NO_MAIN` (no main(), only their kernels and their
  * `stepNN` tables), this file with `-DPEER_STEP=NN` and
  * `-DPEER_STEP_16=MM`, and the shared harness, all position-independent,
@@ -51,15 +51,16 @@ static const step_desc *const tutorial_steps[] = {
 static int setup_done[sizeof tutorial_steps / sizeof tutorial_steps[0]];
 
 /**
- * @brief The index in tutorial_steps of the step whose elements are
- *        @p element_bytes wide, or -1. Asked of each step's own table, so
- *        that a build which mixed up the two steps finds no step rather
- *        than the wrong one.
+ * @brief The index in tutorial_steps of the step whose default kernel takes
+ *        elements @p element_bytes wide, or -1. Asked of each step's own
+ *        table (variant_takes()), so that a build which mixed up the two
+ *        steps finds no step rather than the wrong one; a step whose default
+ *        takes both types (step 14's) serves both.
  */
 static int step_index(int element_bytes)
 {
     for (size_t i = 0; i < sizeof tutorial_steps / sizeof tutorial_steps[0]; i++)
-        if (step_element_bytes(tutorial_steps[i]) == (size_t)element_bytes)
+        if (variant_takes(&tutorial_steps[i]->variants[0], (size_t)element_bytes))
             return (int)i;
     return -1;
 }
@@ -115,7 +116,7 @@ size_t tutorial_transpose(int element_bytes, const void *in, void *out, size_t r
         return 0;
     tutorial_setup(element_bytes);   // a no-op after the first call
     const kernel_variant *kernel = &tutorial_steps[i]->variants[0];
-    // A step of 2-byte elements fills launch16 and leaves launch NULL (common/harness.h).
+    // launch16 takes 2-byte elements, launch float32 (common/step_table.h).
     if (element_bytes == 2)
         return kernel->launch16((const uint16_t *)in, (uint16_t *)out, rows, cols, (cudaStream_t)stream);
     return kernel->launch((const float *)in, (float *)out, rows, cols, (cudaStream_t)stream);

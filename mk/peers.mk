@@ -38,7 +38,8 @@ PEERS_STEP     := $(word 1,$(PEERS_ANSWERS))
 PEERS_STEP_16  := $(word 2,$(PEERS_ANSWERS))
 PEERS_DIR      := $(BUILD)/peers
 PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
-PEERS_SRCS     := $(foreach n,$(PEERS_STEP) $(PEERS_STEP_16),$(call step_src,$(n))) lab/peer_lib.cu
+# One step may be both answers (step 14 takes both types): its file is compiled once.
+PEERS_SRCS     := $(foreach n,$(sort $(PEERS_STEP) $(PEERS_STEP_16)),$(call step_src,$(n))) lab/peer_lib.cu
 PEERS_OBJS     := $(patsubst %,$(PEERS_DIR)/obj/%.o,$(PEERS_SRCS))
 PEERS_COMMON   := $(PEERS_DIR)/libcommon_pic.a
 CUTE_LIB       := $(PEERS_DIR)/libcute.so
