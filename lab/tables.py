@@ -708,10 +708,11 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     return block(note, markdown(header, first_only(body)), source(gpu, kind))
 
 
-def peers_best(page: Page, dtype: str = "float32") -> str:
-    """Per shape and GPU with a peers file of the element type: the tutorial's % of copy and the fastest peer that
-    passed its check, with its own. A summary of the tables peers() shows whole."""
+def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) -> str:
+    """Per shape (of shapes, if given) and GPU with a peers file of the element type: the tutorial's % of copy and
+    the fastest peer that passed its check, with its own. A summary of the tables peers() shows whole."""
     kind, columns, gpus, timed = peers_kind(dtype), {}, [], set()
+    wanted = set(shape_list(shapes)) if shapes else None
     for g in results.gpus().itertuples():
         if not results.path(g.slug, kind).is_file():
             continue
@@ -719,6 +720,8 @@ def peers_best(page: Page, dtype: str = "float32") -> str:
         rows = load(g.slug, kind)
         timed |= {f"{t.version} {t.op}" for t in rows[rows["role"] == "tutorial"].itertuples()}
         for at, run in rows.groupby("at", sort=False):
+            if wanted is not None and Shape.parse(at) not in wanted:
+                continue
             passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
             best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
             columns.setdefault(at, {})[g.slug] = [

@@ -117,8 +117,8 @@ def test_a_step_page_shows_a_row_of_each_kernel_of_its_step_that_its_prose_quote
 def test_a_quoted_kernel_left_out_of_the_table_is_caught():
     template = ROOT / "docs/steps/13_bf16.md.j2"
     page = "\n".join(line for line in docs.output_of(template).read_text().splitlines()
-                     if "(--variant prmt_64x64)" not in line)
-    assert quoted_kernels_without_a_row(template.read_text(), page, "13") == ["13 prmt_64x64 at 32768 x 32768"]
+                     if "(--variant port)" not in line)
+    assert quoted_kernels_without_a_row(template.read_text(), page, "13") == ["13 port at 16384 x 16384"]
 
 
 # The unit a metric's label must name: ncu's smsp__ averages are per SM sub-partition (SMSP), not per SM, and its
@@ -239,24 +239,27 @@ def test_a_gpu_added_by_its_files_and_a_row_of_gpus_csv_renders_every_template(r
 
 
 def test_a_planted_bound_past_the_bar_changes_the_words_of_the_last_points(results_copy):
-    """The only GPU a planted one: its bounds far below the bar, then one past it where the answer misses."""
+    """The only GPU a planted one: its bounds (the pattern study) far below the bar, then one past it where the
+    dispatch misses."""
     (results_copy / "gpus.csv").write_text("slug,name,front_page\n")
     plant_gpu(results_copy, front_page="yes")
-    sweep = results.load(results_copy / "planted.csv", "bench")
-    bounds = sweep["role"] == "bound"
-    results.write(sweep.assign(pct_of_copy=sweep["pct_of_copy"].where(~bounds, 50.0)), results_copy / "planted.csv",
-                  "bench")
+    pattern = results.load(results_copy / "planted-pattern.csv", "bench")
+    bounds = pattern["role"] == "bound"
+    results.write(pattern.assign(pct_of_copy=pattern["pct_of_copy"].where(~bounds, 50.0)),
+                  results_copy / "planted-pattern.csv", "bench")
     template = ROOT / "docs/last-points.md.j2"
     assert "On every GPU measured, where a default misses the bar" in docs.render(docs.environment(), template,
                                                                                     "planted")
-    square = bounds & (sweep["step"] == "12") & (sweep["kernel"] == "swap_down") & (sweep["rows"] == 32768) \
-        & (sweep["cols"] == 32768)
-    sweep.loc[bounds & ~square, "pct_of_copy"], sweep.loc[square, "pct_of_copy"] = 50.0, 99.0
-    results.write(sweep, results_copy / "planted.csv", "bench")
+    square = bounds & (pattern["step"] == "study") & (pattern["kernel"] == "swap_down") \
+        & (pattern["rows"] == 16384) & (pattern["cols"] == 16384)
+    answer = (pattern["kernel"] == "answer") & (pattern["rows"] == 16384) & (pattern["cols"] == 16384)
+    pattern.loc[bounds & ~square, "pct_of_copy"], pattern.loc[square, "pct_of_copy"] = 50.0, 99.0
+    pattern.loc[answer, "pct_of_copy"] = 90.0   # the dispatch misses the bar there
+    results.write(pattern, results_copy / "planted-pattern.csv", "bench")
     tables.load.cache_clear()
     page = docs.render(docs.environment(), template, "planted")
     assert "Where the first or third row lists a" in page
-    assert "| the bar's shapes where the answer misses and a bound of its pattern reaches it | 32768 x 32768 |" in page
+    assert "| the bar's shapes where the dispatch misses and a bound of its pattern reaches it | 16384 x 16384 |" in page
 
 
 def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypatch):
