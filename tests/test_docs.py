@@ -421,8 +421,9 @@ def test_the_sass_summary_matches_the_compiled_steps_and_one_typed_over_is_caugh
     assert sass.run(["--check", "--build", str(sm_90_build())]) == 1
 
 
-# The fetch hint of each step's line-asking loads: step 12's sector runs (256 bytes), step 13 (128 bytes).
-LINE_HINTS = {"12": "LTC256B", "13": "LTC128B"}
+# The fetch hint of the line-asking loads of each element type: the float32 sector runs (256 bytes, in step 14's
+# dispatch), step 13's bf16 kernels (128 bytes). A kernel's element type shows in its signature.
+LINE_HINTS = {"14": ("LTC256B", "float const*"), "13": ("LTC128B", "short const*")}
 
 
 # Lines = true in a kernel's name: the flag after a tile's, a run's or a slab's own parameters
@@ -431,10 +432,12 @@ LINES_TRUE = re.compile(r"(?:\du|short), true>")
 
 
 def line_hint_mismatches(summary: pd.DataFrame, step: str) -> list[str]:
-    """The step's kernels whose 16-byte loads disagree with its appendix: those built with Lines = true
-    (LINES_TRUE) load with the step's hint (LDG.E.LTC128B for ld.global.nc.L2::128B), the others without."""
-    hint = LINE_HINTS[step]
-    rows = summary[(summary["step"] == step) & summary["instruction"].str.match(rf"LDG\.E\.({hint}\.)?128")]
+    """The step's kernels of the hint's element type whose 16-byte loads disagree with its appendix: those built
+    with Lines = true (LINES_TRUE) load with the hint (LDG.E.LTC128B for ld.global.nc.L2::128B), the others
+    without."""
+    hint, elements = LINE_HINTS[step]
+    rows = summary[(summary["step"] == step) & summary["kernel"].str.contains(elements, regex=False)
+                   & summary["instruction"].str.match(rf"LDG\.E\.({hint}\.)?128")]
     return [kernel for kernel, own in rows.groupby("kernel")
             if bool(LINES_TRUE.search(kernel)) != own["instruction"].str.contains(hint).any()]
 
@@ -443,10 +446,11 @@ def line_hint_mismatches(summary: pd.DataFrame, step: str) -> list[str]:
 def test_loads_ask_l2_for_whole_lines_where_the_appendix_says_and_a_swap_is_caught(step):
     committed = pd.read_csv(schema.RESULTS / "sass-sm_90.csv", dtype=str, keep_default_na=False)
     assert line_hint_mismatches(committed, step) == []
-    kernels = committed[committed["step"] == step]["kernel"]
+    kernels = committed[(committed["step"] == step)
+                        & committed["kernel"].str.contains(LINE_HINTS[step][1], regex=False)]["kernel"]
     assert kernels.str.contains(LINES_TRUE).any() and kernels.str.contains(", false>").any()
     swapped = committed.copy()
-    swapped["instruction"] = swapped["instruction"].str.replace(f"LDG.E.{LINE_HINTS[step]}.128", "LDG.E.128",
+    swapped["instruction"] = swapped["instruction"].str.replace(f"LDG.E.{LINE_HINTS[step][0]}.128", "LDG.E.128",
                                                                 regex=False)
     assert line_hint_mismatches(swapped, step), "a summary without the hint must disagree with the appendix"
 

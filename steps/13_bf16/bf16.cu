@@ -14,13 +14,10 @@
  *
  * ## The kernels
  * `prmt`, `port`, `ldsm` and `stsm` use 64 x 128 tiles (16 KB); `prmt`
- * takes 64 x 64 below one wave of tiles and 128 x 128 past L2 (over 64
- * rows), down the columns of tiles, or along the rows from 4 : 1 where
- * rows of `in` start off sectors. Rows not whole chunks or
- * starting off a sector of `out` take sector runs. Thin matrices take
- * slabs of 16-byte chunks (slab_chunks.cuh). Loads ask L2 for lines where
- * later tiles reuse them. prmt_default.cuh holds these choices; the lab's
- * study program forces each of them (`make study`).
+ * takes 64 x 64 below one wave of tiles and 128 x 128 past L2, down the
+ * columns of tiles or, from 4 : 1 where rows of `in` start off sectors,
+ * along the rows. Rows not whole chunks take sector runs; thin matrices,
+ * slabs of 16-byte chunks. prmt_default.cuh holds these choices.
  *
  * ## What it assumes
  * Any M, N >= 1, 2-byte-aligned pointers (`--offset 0-7`). `cublas` is
