@@ -4,12 +4,12 @@
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
-    python3 -m lab.bench --study narrow        step 12's rule on matrices of 2-63 rows or columns -> <gpu>-narrow.csv
-    python3 -m lab.bench --study pitch         step 12's rule on the pitch of out's rows -> <gpu>-pitch.csv
-    python3 -m lab.bench --study runs          step 12's choice of run length on matrices of few rows -> <gpu>-runs.csv
+    python3 -m lab.bench --study narrow        the float32 rule on matrices of 2-63 rows or columns -> <gpu>-narrow.csv
+    python3 -m lab.bench --study pitch         the float32 rule on the pitch of out's rows -> <gpu>-pitch.csv
+    python3 -m lab.bench --study runs          its choice of run length on matrices of few rows -> <gpu>-runs.csv
     python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
     python3 -m lab.bench --study order         step 13's tile order, from squares to 100 : 1 -> <gpu>-order.csv
-    python3 -m lab.bench --study pattern       step 12's answer beside the bounds of its pattern, at whole-chunk
+    python3 -m lab.bench --study pattern       the float32 rule beside the bounds of its pattern, at whole-chunk
                                                pitches near the odd matrices of the bar -> <gpu>-pattern.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
@@ -40,9 +40,9 @@ import pandas as pd
 from lab import machine, results, schema, shapes
 
 # About 128 MiB each: rows x cols close to 2^25 floats, 2 to 63 columns wide, then the same 2 to 63 rows high.
-# Step 12's answer runs step 09's launch, step 11's slabs or its sector runs there: the study times those, and
-# step 11's chunk kernel. In bf16, step 13's default against its slabs, sector runs and 64 x 128 tiles, and
-# step 11's slabs of single elements.
+# The float32 rule (the study program's `answer`) runs step 09's launch, step 11's slabs or its sector runs
+# there: the study times those, and step 11's chunk kernel. In bf16, step 13's default against its slabs, sector
+# runs and 64 x 128 tiles, and step 11's slabs of single elements.
 NARROW_WIDTHS = ("16777216x2,11184811x3,8388608x4,6710887x5,4793491x7,4194304x8,2796203x12,2097152x16,"
                  "1973791x17,1398101x24,1048576x32,1000003x33,699051x48,532576x63")
 NARROW_SHAPES = NARROW_WIDTHS + "," + ",".join("x".join(reversed(s.split("x"))) for s in NARROW_WIDTHS.split(","))
@@ -51,7 +51,7 @@ NARROW_RUNS = (("09", "vec4"), ("11", "any_shape"), ("11", "long_runs"), ("11", 
                ("study", "prmt_64x128", "bf16"), ("study", "slabs_elements", "bf16"))
 # Rows of whole 16-byte chunks whose rows of out (rows x 4 bytes) start on 16, 32, 64 or 128 bytes: two in
 # L2 (about 35 MiB), the rest past it. Then matrices of 1.25 to 4 GiB, past the H100's first limit: rows a power
-# of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. Step 12's answer runs step 09's
+# of two (rows of out 2^14 to 2^19 bytes apart), and four whose rows are not. The float32 rule runs step 09's
 # kernel or step 11's: the study times all three.
 PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8200x8192,3000x12000,"
                 "4112x4096,6000x6000,10000x2500,4096x4096,12000x4000,"
@@ -60,7 +60,7 @@ PITCH_SHAPES = ("3000x3000,1028x8192,4100x4096,2500x10000,6004x6000,1000x20000,8
 PITCH_RUNS = (("09", "vec4"), ("11", "any_shape"), ("study", "answer"))
 # Odd matrices of about 300 MiB or more: few rows or few columns (a run of 96 floats spans 96 rows of in, so
 # the last tile of rows pads to a multiple of 96), rows on each side of long_runs_fill()'s line, and two of
-# the sweep's. Step 12's answer takes step 11's runs of 64 or of 96 floats: the study times all three.
+# the sweep's. The float32 rule takes step 11's runs of 64 or of 96 floats: the study times all three.
 RUNS_SHAPES = ("65x1220703,100x800003,129x620001,200x400003,300x266667,385x1000003,513x400003,897x400003,1000x80003,"
                "1220703x65,800003x100,620001x129,400003x200,266667x300,80003x1000,10007x7919,16385x16383")
 RUNS_RUNS = (("11", "any_shape"), ("11", "long_runs"), ("study", "answer"))
@@ -79,7 +79,7 @@ LINES_RUNS = (("13", "prmt"), ("study", "prmt_lines", "bf16"), ("study", "prmt_s
 # goes along the rows from 4 : 1 (T16_TALL_RATIO).
 ORDER_SHAPES = "25008x25000,32000x16008,36000x12008,48048x12008,64000x8008,50000x3000,100000x1000"
 ORDER_RUNS = (("13", "prmt"), ("study", "prmt_down", "bf16"), ("study", "prmt_across", "bf16"))
-# float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: step 12's answer
+# float32 matrices past L2 whose rows are not whole 16-byte chunks, from 10007 to 100001 rows: the float32 rule
 # takes step 11's sector runs there, whose loads ask L2 for lines where one column of tiles (rows x 512 bytes) fits
 # in a quarter of L2: 25600 rows on the H100, 30720 on the H200 (28001 falls between).
 F32_LINES_SHAPES = ("10007x7919,16385x16383,20001x20001,25001x25001,28001x20001,32001x16001,40001x10001,"
@@ -87,11 +87,12 @@ F32_LINES_SHAPES = ("10007x7919,16385x16383,20001x20001,25001x25001,28001x20001,
 F32_LINES_RUNS = (("study", "answer"), ("study", "answer_lines"), ("study", "answer_sectors"))
 # Matrices whose rows are whole 16-byte chunks, near the sweep's odd matrices (10007 x 7919, 16385 x 16383), where
 # a bound of the transpose's pattern can run with 16-byte accesses: squares whose row pitch starts on 16, 32, 64,
-# 128 and 256 bytes, then each odd matrix rounded up to a multiple of 4 and of 64 floats. The study times step
-# 12's answer beside swap_down and swap_across, the answer's tiles moved untransposed in either tile order, and
-# the same bounds moving 128 x 128 regions and 32 x 32 quadrants, whose pieces are twice and half as long.
+# 128 and 256 bytes, then each odd matrix rounded up to a multiple of 4 and of 64 floats, then the bar's large
+# shapes. The study times the float32 rule beside the copies in its tiles (copy_down, copy_across), swap_down and
+# swap_across, its tiles moved untransposed in either tile order, and the same bounds moving 128 x 128 regions and
+# 32 x 32 quadrants, whose pieces are twice and half as long; and step 13's default beside its bound.
 PATTERN_SHAPES = ("8196x8196,8200x8200,8208x8208,8224x8224,8256x8256,10008x7920,10048x7936,16388x16384,"
-                  "16448x16384,8192x8192,16384x16384,20000x20000,3000x50000,50000x3000")  # then the bar's
+                  "16448x16384,8192x8192,16384x16384,20000x20000,3000x50000,50000x3000")
 PATTERN_RUNS = (("study", "answer"), ("study", "copy_down"), ("study", "copy_across"), ("study", "swap_down"),
                 ("study", "swap_across"), ("study", "swap_down_128"), ("study", "swap_across_128"),
                 ("study", "swap_down_32"), ("study", "swap_across_32"), ("13", "prmt"),
@@ -155,7 +156,7 @@ def planned_runs(args) -> list[Run]:
     if args.study == "dispatch-bf16":
         return runs_of(BF16_DISPATCH_RUNS, DISPATCH_SHAPES)
     if args.study == "timing":
-        answer = machine.answer_step("float32", args.build)  # the last float32 step, as the programs say
+        answer = machine.answer_step("float32", args.build)  # the last step taking float32, as the programs say
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
     return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
 
