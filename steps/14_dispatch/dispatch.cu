@@ -18,8 +18,8 @@
  *
  * ## How it was measured
  * Each size in rules.h was read off the GPU's sweep (`make bench`); the
- * narrow, pitch and runs studies time the rule beside the kernels it picks
- * from. `transpose` calls the API; `unlisted` runs the rule as on a GPU
+ * lab's studies time the rule beside the kernels it picks from, on the
+ * sweep's shapes and on shapes it never saw (`make study`). `transpose` calls the API; `unlisted` runs the rule as on a GPU
  * that rules.h does not list, which shows what this GPU's row is worth.
  *
  * ## Build and run
