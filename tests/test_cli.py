@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, STEP_BINS, STEPS, assert_exit, first_lines, make_command, one_error_line, run
+from conftest import BUILD, ROOT, STEP_BINS, STEPS, assert_exit, first_lines, make_command, one_error_line, run
 from lab import schema
 
 # (why it is wrong, the arguments)
@@ -102,3 +102,19 @@ def test_make_help_lists_every_step():
     listed = run(make_command("help")).stdout
     missing = [n for n in STEPS if not re.search(rf"^  make step{n} ", listed, re.MULTILINE)]
     assert not missing, f"make help does not list step(s) {missing}"
+
+
+@pytest.mark.badinput
+@pytest.mark.parametrize(("step", "args", "code", "message"), [
+    ("01", ["--dtype", "fp8"], 2, "error: --dtype 'fp8' is not f32 or bf16"),
+    ("12", ["--dtype", "bf16"], 2, "error: step 12 has no bf16 kernel"),
+    ("13", ["--dtype", "f32", "--variant", "port"], 2, "error: step 13 has no f32 kernel named port"),
+    ("14", ["--shapes", "4x4+7"], 2, "error: --shapes item '4x4+7' is not ROWSxCOLS"),   # 3 floats at most
+    ("14", ["--dtype", "bf16", "--shapes", "4x4+7"], 3, ""),   # 7 bf16 elements: taken, then no GPU here
+], ids=["unknown type", "no kernel of it", "a named kernel of the other type", "f32 offsets", "bf16 offsets"])
+def test_dtype_chooses_the_element_type_or_says_why_not(step, args, code, message):
+    """--dtype is checked, with the offsets it allows, before any GPU work: a usage error is exit 2 whatever the
+    machine, and a good line goes on to need the GPU (exit 3 without one)."""
+    result = run([BUILD / f"step{step}", *args], **NO_GPU)
+    assert result.returncode == code, first_lines(result.stderr)
+    assert one_error_line(result).startswith(message) if message else "error" in result.stderr
