@@ -632,7 +632,11 @@ def measured(page: Page, kind: str = "bench", step: str | None = None, kernel: s
         if not path.is_file():
             return False
         rows = load(slug, kind)
-        return ((rows["step"] == step) | (step is None)).mul((rows["kernel"] == kernel) | (kernel is None)).any()
+        if step is not None:
+            rows = rows[rows["step"] == step]
+        if kernel is not None:
+            rows = rows[rows["kernel"] == kernel]
+        return not rows.empty
     return [g for g in results.gpus().to_dict("records") if has(g["slug"])]
 
 
