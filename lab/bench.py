@@ -13,6 +13,7 @@
                                                pitches near the odd matrices of the bar -> <gpu>-pattern.csv
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
+    python3 -m lab.bench --study all           every study, in turn (make study)
 
 Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
 stderr and exit code are kept under build/bench/<gpu>-<study>/, so that --resume
@@ -257,8 +258,8 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep",) + STUDIES, default="sweep",
-                        help="the shape sweep (default), or one of the studies")
+    parser.add_argument("--study", choices=("sweep", "all") + STUDIES, default="sweep",
+                        help="the shape sweep (default), one of the studies, or all of them in turn")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")
@@ -288,7 +289,22 @@ def parse_args(argv):
 
 
 def run(argv=None) -> int:
-    return measure(parse_args(sys.argv[1:] if argv is None else argv))
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    if args.study != "all":
+        return measure(args)
+    # Each study in turn, as if named alone; the worst exit code (a failed check is 1) stands for all.
+    return max(measure(parse_args([*without_study(argv), "--study", study])) for study in STUDIES)
+
+
+def without_study(argv: list[str]) -> list[str]:
+    """argv less its --study NAME (or --study=NAME)."""
+    kept, skip = [], False
+    for arg in argv:
+        if not skip and arg != "--study" and not arg.startswith("--study="):
+            kept.append(arg)
+        skip = arg == "--study"
+    return kept
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 #   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05" or STEP=05] [BENCH_ARGS="--reps 50"]
 #   make bench RESUME=1         go on with a sweep that was cut short
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
-#   make study [STUDIES="pattern order"]   the lab's studies (below), each -> docs/results/<gpu>-<study>.csv:
+#   make study [STUDIES="pattern order"]   the lab's studies (below; all by default, the list lab.bench
+#                               keeps), each -> docs/results/<gpu>-<study>.csv:
 #       narrow    the float32 dispatch and step 13 on matrices narrower or flatter than a tile
 #       pitch     the dispatch on the pitch of out's rows: its alignment, powers of two
 #       runs      the dispatch's choice of run length on odd matrices of few rows or columns
@@ -35,7 +36,7 @@ bench: setup $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the
 	    $(if $(bench_named),--steps '$(bench_named)') $(if $(RERUN),--rerun '$(RERUN)') \
 	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
 
-STUDIES      ?= narrow pitch runs lines order pattern dispatch dispatch-bf16 timing
+STUDIES      ?= all
 STUDY_BIN    := $(BUILD)/study
 EXTRA_BINS   += $(STUDY_BIN)
 
