@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lab import machine, results, schema
+from lab import bench, machine, results, schema
 from lab.metrics import explain
 from lab.metrics import label as metric_label
 from lab.results import Shape
@@ -433,12 +433,17 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
 SAME_KERNEL = 1.02  # one kernel's fastest runs in two programs of a study differed by up to 1.3 %
 BOUNDS_64 = ("study swap_down", "study swap_across")  # 64 x 64 float32 tiles moved whole, down or along the rows
 OTHER_PIECES = ("study swap_down_128", "study swap_across_128", "study swap_down_32", "study swap_across_32")
-# The kernels each dispatch chooses among, as the study program names them (lab/study/study.cu).
-F32_CANDIDATES = tuple(f"study {k}" for k in ("shared64", "tiles_down", "any_shape", "long_runs", "chunks",
-                                              "slab_chunks"))
-BF16_CANDIDATES = tuple(f"study {k}" for k in ("prmt_64x64", "prmt_128x64", "prmt_64x128", "prmt_128x128",
-                                               "prmt_down", "prmt_across", "runs_bf16", "slabs_bf16"))
 LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000")  # the bar's, rows of whole chunks
+
+
+def named_runs(table) -> list[str]:
+    """"PROGRAM KERNEL" of each run of a study's table in lab.bench: the dispatch first, then its candidates."""
+    return [f"{program} {kernel}" for program, kernel, *_ in table]
+
+
+def split_first(names: list[str]) -> tuple[list[str], list[str]]:
+    """([the first], [the rest]): a dispatch and the candidates it is held against."""
+    return names[:1], names[1:]
 
 
 def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("kernel", "bound")) -> pd.DataFrame:
@@ -584,10 +589,9 @@ FINDINGS = {
     "runs_12": ("shapes where the dispatch is slower than either run length", "runs",
                 lambda f: slower(f, ["study answer"], ["11"])),
     "dispatch_f32": ("float32 shapes where the dispatch trails the best of its candidates by more than a point",
-                     "dispatch", lambda f: behind(f, ["study answer"], F32_CANDIDATES, 1.0)),
+                     "dispatch", lambda f: behind(f, *split_first(named_runs(bench.F32_DISPATCH_RUNS)), 1.0)),
     "dispatch_bf16": ("bf16 shapes where the dispatch trails the best of its candidates by more than a point",
-                      "dispatch-bf16", lambda f: behind(f, ["13 prmt"], BF16_CANDIDATES, 1.0)),
-
+                      "dispatch-bf16", lambda f: behind(f, *split_first(named_runs(bench.BF16_DISPATCH_RUNS)), 1.0)),
 }
 
 
