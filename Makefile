@@ -179,18 +179,21 @@ $(COMMON_LIB): $(COMMON_OBJS)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/step%:
+# Every program links the same way: its objects and libraries, then cuBLAS.
+define link_program
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+endef
+
+$(BUILD)/step%:
+	$(link_program)
 
 $(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
 $(BUILD)/tests/test_tiles $(BUILD)/tests/test_tiles16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/planted_wrong $(BUILD)/tests/planted_wrong_16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/%:
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+	$(link_program)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

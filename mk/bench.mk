@@ -42,8 +42,7 @@ EXTRA_BINS   += $(STUDY_BIN)
 
 study-program: $(STUDY_BIN) ## build build/study: the lab's study program (lab/study/study.cu)
 $(STUDY_BIN): $(BUILD)/obj/lab/study/study.cu.o $(COMMON_LIB)
-	$(call say,LINK,$@)
-	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+	$(link_program)
 $(BUILD)/obj/lab/study/study.cu.o: NVCCFLAGS += -DSTEP_NUMBER=study -DSTEP_NAME='"study"'
 
 study: setup $(STUDY_BIN) $(STEP_BINS) ## run the lab's studies (STUDIES="pattern order" for some) -> docs/results/<gpu>-<study>.csv

@@ -71,6 +71,4 @@ endef
 $(foreach n,$(EX_GRADED),$(eval $(call grade_rules,$(n))))
 
 $(BUILD)/grade_%:
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+	$(link_program)

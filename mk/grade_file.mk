@@ -32,8 +32,7 @@ $(GRADE_FILE_OBJ): $(GRADE_SRC) $(BUILD)/flags.txt
 $(GRADE_FILE_BIN): $(BUILD)/obj/lab/grade_main.$(GRADE_EX).o $(GRADE_FILE_OBJ) \
     $(BUILD)/obj/$(call sol_dir,$(GRADE_EX))/solution.cu.o \
     $(BUILD)/obj/$(call step_src,$(GRADE_EX)).nomain.o $(COMMON_LIB)
-	$(call say,LINK,$@)
-	$(Q)$(NVCC) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
+	$(link_program)
 
 grade-file-object: $(GRADE_FILE_OBJ)
 grade-file: $(GRADE_FILE_BIN)
