@@ -442,8 +442,8 @@ def named_runs(table) -> list[str]:
 
 
 def split_first(names: list[str]) -> tuple[list[str], list[str]]:
-    """([the first], [the rest]): a dispatch and the candidates it is held against."""
-    return names[:1], names[1:]
+    """([the first two], [the rest]): a dispatch's two runs and the candidates it is held against."""
+    return names[:2], names[2:]
 
 
 def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("kernel", "bound")) -> pd.DataFrame:
@@ -592,6 +592,10 @@ FINDINGS = {
                      "dispatch", lambda f: behind(f, *split_first(named_runs(bench.F32_DISPATCH_RUNS)), 1.0)),
     "dispatch_bf16": ("bf16 shapes where the dispatch trails the best of its candidates by more than a point",
                       "dispatch-bf16", lambda f: behind(f, *split_first(named_runs(bench.BF16_DISPATCH_RUNS)), 1.0)),
+    "held_out_f32": ("float32 shapes held out of the fit where the dispatch trails its best candidate by over a point",
+                     "held-out", lambda f: behind(f, *split_first(named_runs(bench.F32_DISPATCH_RUNS)), 1.0)),
+    "held_out_bf16": ("bf16 shapes held out of the fit where the dispatch trails its best candidate by over a point",
+                      "held-out-bf16", lambda f: behind(f, *split_first(named_runs(bench.BF16_DISPATCH_RUNS)), 1.0)),
 }
 
 

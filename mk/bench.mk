@@ -11,8 +11,9 @@
 #       lines     the rule for the L2 line hint on tall matrices, both element types
 #       order     step 13's tile order, down the columns or along the rows, from squares to 100 : 1
 #       pattern   the dispatch beside the bounds of its pattern, near the odd matrices and on the bar's
-#       dispatch, dispatch-bf16   each dispatch beside every kernel it chooses among, on shapes it was not
-#                 tuned on (common models' weights and activations, odd sizes)
+#       dispatch, dispatch-bf16   each dispatch beside every kernel it chooses among, on shapes past the
+#                 bar's (common models' weights and activations, odd sizes), which its rule was fitted on
+#       held-out, held-out-bf16   the same on a second set of shapes, never used to fit the rule
 #       timing    the old (write) and new (read) L2 flush, on the float32 answer
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)

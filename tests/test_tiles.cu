@@ -438,7 +438,7 @@ static void check_f32_pick(void)
 {
     // Step 09's kernel up to 64 MiB (4096 x 4096), or 256 MiB on a power-of-two number of rows; L2 16 MiB;
     // step 11's long runs from 300 MiB.
-    const f32_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20, false};
+    const f32_gpu gpu = {64u << 20, 256u << 20, 16u << 20, 300u << 20, false, 0};
     const struct {
         size_t rows, cols;
         bool vec4;       // rows of whole aligned chunks (vec4_fits())
@@ -457,7 +457,9 @@ static void check_f32_pick(void)
         {48, 699051, false, false, F32_SLABS, "48 rows of out of whole chunks, rows of in not"},
         {56, 1000001, false, false, F32_CHUNKS, "56 rows of out of whole chunks, rows of in not"},
         {60, 1000001, false, false, F32_CHUNKS, "60 rows of out of whole chunks, rows of in not"},
-        {64, 1000001, false, false, F32_ANY_SHAPE, "a tile's 64 rows of out of whole chunks, rows of in not"},
+        {64, 1000001, false, false, F32_CHUNKS, "a tile's 64 rows of out of whole chunks, rows of in not"},
+        {768, 50257, false, false, F32_CHUNKS, "768 rows of out of whole chunks, rows of in not"},
+        {25000, 333, false, false, F32_CHUNKS, "25000 rows of out of whole chunks, rows of in not"},
         {32, 1000000, true, true, F32_SHARED64, "a warp's 32 rows of whole chunks"},
         {31, 1000000, true, true, F32_SLABS, "one row short of a warp, rows of whole chunks"},
         {2, 33554433, false, false, F32_SLABS, "two rows"},
@@ -471,7 +473,11 @@ static void check_f32_pick(void)
         {1000003, 31, false, false, F32_SLABS, "one column short of a warp"},
         {1000003, 32, false, false, F32_ANY_SHAPE, "a warp's 32 columns, rows not whole chunks"},
         {1048576, 32, true, true, F32_SHARED64, "a warp's 32 columns of whole chunks"},
-        {1000003, 63, false, false, F32_ANY_SHAPE, "one column short of a tile, rows not whole chunks"},
+        {1000003, 63, false, false, F32_SHARED64, "one column short of a tile, rows neither way whole chunks"},
+        {1000003, 127, false, false, F32_SHARED64, "127 columns, rows neither way whole chunks"},
+        {1000003, 129, false, false, F32_LONG_RUNS, "129 columns, rows neither way whole chunks: runs"},
+        {1025, 1023, false, false, F32_SHARED64, "rows neither way whole chunks, a quarter of L2 less 4 bytes"},
+        {1027, 1023, false, false, F32_ANY_SHAPE, "rows neither way whole chunks, past a quarter of L2"},
         {1000000, 60, true, true, F32_SHARED64, "60 columns of whole chunks"},
         {64, 64, true, true, F32_SHARED64, "one aligned tile"},
         {64, 64, false, false, F32_ANY_SHAPE, "one misaligned tile"},
@@ -480,6 +486,9 @@ static void check_f32_pick(void)
         {4096, 4100, true, true, F32_SHARED64, "4 columns past the limit, rows a power of two"},
         {4097, 4097, false, false, F32_ANY_SHAPE, "under the limit, rows not whole chunks"},
         {4100, 1024, true, false, F32_ANY_SHAPE, "past L2, rows of out on 16 bytes"},
+        {197, 768, false, false, F32_SHARED64, "rows of in whole chunks, of out not, in a quarter of L2"},
+        {1031, 1024, false, false, F32_ANY_SHAPE, "rows of in whole chunks, of out not, past a quarter of L2"},
+        {1024, 1024, false, false, F32_ANY_SHAPE, "whole chunks, misaligned, in a quarter of L2"},
         {2044, 2048, true, false, F32_SHARED64, "in L2, rows of out on 16 bytes"},
         {3000, 3000, true, false, F32_ANY_SHAPE, "past L2, rows of out on 32 bytes"},
         {1000, 1000, true, false, F32_SHARED64, "in L2, rows of out on 32 bytes"},
@@ -491,16 +500,16 @@ static void check_f32_pick(void)
         {4096, 16384, true, true, F32_SHARED64, "256 MiB, 4096 rows"},
         {8192, 8192, false, true, F32_ANY_SHAPE, "rows a power of two, rows of in not whole chunks"},
         {(size_t)1 << 16, (size_t)1 << 16, true, true, F32_LONG_RUNS, "2^32 elements"},
-        {8960, 8777, false, false, F32_ANY_SHAPE, "odd rows, just under the long runs' size"},
-        {8960, 8778, false, false, F32_LONG_RUNS, "odd rows, just past the long runs' size"},
+        {8961, 8775, false, false, F32_ANY_SHAPE, "odd rows, just under the long runs' size"},
+        {8961, 8777, false, false, F32_LONG_RUNS, "odd rows, just past the long runs' size"},
         {10007, 7919, false, false, F32_LONG_RUNS, "odd rows past the long runs' size"},
-        {2000003, 63, false, false, F32_LONG_RUNS, "past the long runs' size, one column short of a tile"},
+        {2000003, 63, false, false, F32_SHARED64, "past the long runs' size, one column short of a tile"},
         {65, 1220703, false, false, F32_LONG_RUNS, "65 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
-        {100, 800003, false, false, F32_ANY_SHAPE, "100 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
+        {101, 800003, false, false, F32_ANY_SHAPE, "101 rows: tiles of 96 pad 64 rows more, over 1/4 of them"},
         {129, 620001, false, false, F32_LONG_RUNS, "129 rows: tiles of 96 and of 64 both pad to 192"},
-        {200, 400003, false, false, F32_LONG_RUNS, "200 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
-        {128, 1000003, false, false, F32_ANY_SHAPE, "128 rows: tiles of 96 pad 64 rows, tiles of 64 none"},
-        {300, 1000003, false, false, F32_LONG_RUNS, "300 rows: 64 more padded rows, under 1/4 of them"},
+        {201, 400003, false, false, F32_LONG_RUNS, "201 rows: tiles of 96 pad 32 rows more, under 1/4 of them"},
+        {127, 1000003, false, false, F32_ANY_SHAPE, "127 rows: tiles of 96 pad 65 rows, tiles of 64 one"},
+        {301, 1000003, false, false, F32_LONG_RUNS, "301 rows: 64 more padded rows, under 1/4 of them"},
         {897, 400003, false, false, F32_LONG_RUNS, "897 rows: tiles of 96 and of 64 both pad to 960"},
         {16385, 16383, false, false, F32_LONG_RUNS, "16385 rows: tiles of 96 pad 31 rows, tiles of 64 pad 63"},
         {400003, 200, false, false, F32_LONG_RUNS, "400003 rows: tiles of 96 pad fewer rows than tiles of 64"},
@@ -526,10 +535,11 @@ static void check_f32_out_rows_fit(void)
 }
 
 /** @brief Whether @p gpu has the limits @p vec4, @p pow2 and @p long_runs and the L2 size @p l2. */
-static bool has_limits(f32_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs, bool tiles_down)
+static bool has_limits(f32_gpu gpu, size_t vec4, size_t pow2, size_t l2, size_t long_runs, bool tiles_down,
+                       size_t lines_from_rows)
 {
     return gpu.tiles_up_to == vec4 && gpu.tiles_pow2_up_to == pow2 && gpu.l2_bytes == l2 &&
-           gpu.long_runs_from == long_runs && gpu.tiles_down == tiles_down;
+           gpu.long_runs_from == long_runs && gpu.tiles_down == tiles_down && gpu.lines_from_rows == lines_from_rows;
 }
 
 /** @brief Each GPU of steps/14_dispatch/rules.h gets its own limits; any other GPU its L2 size for both. */
@@ -540,11 +550,11 @@ static void check_f32_gpu_named(void)
         char name[160];
         snprintf(name, sizeof name, "float32 rule: %s gets its measured limits", t.gpu);
         report(has_limits(f32_gpu_named(t.gpu, l2), t.tiles_up_to, t.tiles_pow2_up_to, l2, t.long_runs_from,
-                          t.tiles_down), name);
+                          t.tiles_down, t.lines_from_rows), name);
     }
-    report(has_limits(f32_gpu_named("A GPU never measured", l2), l2, l2, l2, RULES_NEVER, false),
+    report(has_limits(f32_gpu_named("A GPU never measured", l2), l2, l2, l2, RULES_NEVER, false, 0),
            "float32 rule: an unmeasured GPU gets step 09's kernel up to its L2 size and no long runs");
-    report(has_limits(f32_gpu_named("", l2), l2, l2, l2, RULES_NEVER, false),
+    report(has_limits(f32_gpu_named("", l2), l2, l2, l2, RULES_NEVER, false, 0),
            "float32 rule: an empty GPU name gets the L2 size and no long runs");
     report(is_power_of_two(1) && is_power_of_two((size_t)1 << 40) && !is_power_of_two(0) && !is_power_of_two(24576),
            "float32 rule: is_power_of_two() on 1, 2^40, 0 and 24576");
@@ -561,6 +571,10 @@ static void check_f32_lines(void)
     const f32_gpu h100 = f32_gpu_named("NVIDIA H100 80GB HBM3", 50 * mib);
     report(f32_lines(LINES_WHERE_REUSED, 10007, h100) && !f32_lines(LINES_WHERE_REUSED, 100001, h100),
            "float32 rule: lines at 10007 rows on the H100, not at 100001");
+    f32_gpu late = h100;
+    late.lines_from_rows = 16384;
+    report(!f32_lines(LINES_WHERE_REUSED, 16383, late) && f32_lines(LINES_WHERE_REUSED, 16384, late),
+           "float32 rule: a GPU whose lines start at 16384 rows asks at 16384, not 16383");
     report(f32_lines(LINES_ALWAYS, 100001, h100) && !f32_lines(LINES_NEVER, 10007, h100),
            "float32 rule: LINES_ALWAYS always asks, LINES_NEVER never");
 }

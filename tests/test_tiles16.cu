@@ -11,6 +11,8 @@
  * - The default's rule: fewer than one wave of tiles take 64 x 64 tiles.
  * - The default's rule: the 16-byte kernel only where rows of `out` start on sectors.
  * - The default's rule: loads ask L2 for whole lines where a column of tiles fits in a quarter of L2.
+ * - The capstone's bf16 rule (steps/14_dispatch/dispatch_bf16.cuh): step
+ *   13's choice, but 64 x 64 tiles in half of L2 and whole lines on short rows.
  * - The sector runs of 2-byte elements, at every run length, on shapes of
  *   any size, with the input and the output at several 2-byte alignments.
  *   What each tile of rows 1 and up writes into a row of `out` must start
@@ -33,6 +35,7 @@
 #include "check.h"
 #include "matrix.h"
 #include "steps/13_bf16/bf16.cuh"
+#include "steps/14_dispatch/dispatch_bf16.cuh"   // bf16_pick(): the capstone's bf16 rule
 #include "tests/guard_page.h"
 
 static int failures = 0;
@@ -275,6 +278,33 @@ static void check_one_wave(void)
            "one wave: 1055 tiles on 1056 resident blocks are fewer, 1056 are not");
 }
 
+/**
+ * @brief The capstone's bf16 rule against step 13's, on a GPU with 60 MiB
+ *        of L2 that holds 528 blocks of 64 x 128 tiles at once.
+ */
+static void check_bf16_rule(void)
+{
+    alignas(32) static uint16_t in[64], out[64];   // only their addresses are read
+    const prmt_gpu gpu = {60u << 20, 528};
+    const auto step13 = [&](size_t rows, size_t cols) {
+        return prmt_pick(LINES_WHERE_REUSED, order_for(in, rows, cols), in, out, rows, cols, gpu);
+    };
+    report(step13(2048, 5120).kernel == PRMT_TILES_64x128 && bf16_pick(in, out, 2048, 5120, gpu).kernel ==
+               PRMT_TILES_64x64 && bf16_pick(in, out, 3072, 5120, gpu).kernel == PRMT_TILES_64x64,
+           "bf16 rule: 64 x 64 tiles where step 13 takes 64 x 128, in half of L2 (2048 x 5120, 3072 x 5120)");
+    report(bf16_pick(in, out, 3072, 5136, gpu).kernel == PRMT_TILES_64x128 &&
+               bf16_pick(in, out, 4096, 4096, gpu).kernel == PRMT_TILES_64x128 &&
+               bf16_pick(in, out, 32768, 32768, gpu).kernel == PRMT_TILES_128x128,
+           "bf16 rule: step 13's tiles past half of L2 (3072 x 5136, 4096 x 4096) and past L2");
+    const prmt_choice short_rows = bf16_pick(in, out, 1000003, 512, gpu);
+    const prmt_choice long_rows = bf16_pick(in, out, 1000003, 520, gpu);
+    report(step13(1000003, 77).kernel == PRMT_RUNS && !step13(1000003, 77).lines &&
+               bf16_pick(in, out, 1000003, 77, gpu).lines && short_rows.kernel == PRMT_RUNS && short_rows.lines &&
+               long_rows.kernel == PRMT_RUNS && !long_rows.lines,
+           "bf16 rule: the sector runs ask for whole lines on rows of in of at most 1 KB (77 and 512 "
+           "columns), not 1040 bytes (520)");
+}
+
 /** @brief The default's rule: the 16-byte kernel only where rows of `out` start on 32-byte sectors. */
 static void check_sector_rows(void)
 {
@@ -343,6 +373,7 @@ int main(void)
     check_order_rule();
     check_sector_rows();
     check_lines_reused();
+    check_bf16_rule();
     check_tile_shape<tile16<64, 128>>();   // the step's tiles
     check_tile_shape<tile16<64, 64>>();
     check_tile_shape<tile16<128, 64>>();   // taller: PRMT jobs in two blocks of 8 row groups

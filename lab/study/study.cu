@@ -28,6 +28,7 @@
 #include "steps/09_shared64/shared64.cuh"      // step 09's kernel
 #include "steps/11_any_shape/any_shape.cuh"    // step 11's kernels
 #include "steps/14_dispatch/dispatch_f32.cuh"   // the float32 dispatch
+#include "steps/14_dispatch/dispatch_bf16.cuh"  // the bf16 dispatch
 #include "steps/13_bf16/prmt_default.cuh"      // step 13's kernels and its default's choices
 #include "steps/13_bf16/slab_chunks.cuh"       // slabs of 16-byte chunks
 #include "steps/14_dispatch/tiles_down.cuh"     // step 09's tile down the columns
@@ -160,6 +161,14 @@ static size_t launch_prmt_sectors(const uint16_t *in, uint16_t *out, size_t rows
     return prmt_launch_by(LINES_NEVER, DOWN_COLUMNS, in, out, rows, cols, stream);
 }
 
+/** @brief Step 14's bf16 dispatch: the same rule as transpose_bf16(), timed in a second program. */
+static size_t launch_answer_bf16(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    prmt_gpu gpu;
+    CUDA_CHECK(bf16_gpu_here(&gpu));
+    return dispatch_bf16_launch(gpu, in, out, rows, cols, stream);
+}
+
 /** @brief The default with its tile kernel taking the tiles along the rows of `in` on every shape. */
 static size_t launch_prmt_across(const uint16_t *in, uint16_t *out, size_t rows, size_t cols, cudaStream_t stream)
 {
@@ -269,6 +278,7 @@ static const kernel_variant variants[] = {
      launch_swap_down_32, ANY_GPU, OUTPUT_TILES_SWAPPED},
     {"swap_across_32", "a bound: swap_across's tiles moved a 32x32 quadrant per block", launch_swap_across_32,
      ANY_GPU, OUTPUT_TILES_SWAPPED},
+    variant16("answer_bf16", "the bf16 dispatch: the kernel step 14's rule picks for the shape", launch_answer_bf16),
     variant16("prmt_lines", "step 13's default down the columns, loads asking L2 for whole lines on every shape",
               launch_prmt_lines),
     variant16("prmt_sectors", "step 13's default down the columns, loads asking L2 for their sectors alone",

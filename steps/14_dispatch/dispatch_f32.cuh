@@ -13,6 +13,8 @@
  * | 2-55 rows (2-31 of whole aligned chunks), or 2-31 columns | slabs of 16-byte chunks    |
  * | 56-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
+ * | rows of `out` whole chunks (rows a multiple of 4), rows of `in` not | step 11's chunk kernel |
+ * | rows not whole chunks in a quarter of L2, or neither way whole chunks on under 128 columns | step 09's 4-byte tiles |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | a 16-byte tile kernel: step 09's, or tiles_down.cuh's, per GPU |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
@@ -20,12 +22,13 @@
  * Where step 11's sector runs run, their loads ask L2 for the 256 bytes
  * around each chunk if one column of tiles, `in` and `out`, fits in a
  * quarter of L2 (sr_lines_reused()); then the tile beside, one column
- * later, finds the rest of its lines in L2 (`make lines-study`).
+ * later, finds the rest of its lines in L2 (`make study
+ * STUDIES=lines`).
  *
  * Why each row: on a matrix of few rows or columns, a 64x64 tile is
  * mostly empty, and a block moves too few bytes to pay for its start; a
  * slab along the long side does, moving 16-byte chunks (slab_chunks_pay();
- * `make narrow-study` times them all on matrices of 2-63 rows and
+ * `make study STUDIES=narrow` times them all on matrices of 2-63 rows and
  * columns). Step 09's tiles kept up from 56 rows, and from 32 rows or
  * columns of whole chunks; where only the rows of `out` are whole chunks,
  * step 11's chunk kernel led them, writing 16 bytes at a time. Up to a
@@ -35,14 +38,23 @@
  * 09's kernel writes 256 bytes of a row of `out` per tile, wherever that
  * row starts: on a matrix larger than L2 whose rows of `out` do not start
  * on 64 bytes it fell behind step 11's sector runs (f32_out_rows_fit();
- * `make pitch-study`); in L2 the pieces of a row meet before they reach
+ * `make study STUDIES=pitch`); in L2 the pieces of a row meet before they reach
  * DRAM. Matrices with a power-of-two number of rows, whose rows of `out`
  * are a power of two bytes apart, get a limit of their own. From a size on,
  * step 11's sector runs of 96 floats led those of 64; a run of 96 floats
  * spans 96 rows of `in`, so the rule takes them only where the last tile's
  * padding adds at most 1/4 of the rows (long_runs_fill(); `make
- * runs-study`). The sizes of each GPU are a row of rules.h; any other GPU
+ * study STUDIES=runs`). The sizes of each GPU are a row of rules.h; any other GPU
  * gets the default documented there.
+ *
+ * Two rows were read off shapes past the bar's (`make study
+ * STUDIES=dispatch`: weights, vocabularies and odd sizes): where the
+ * rows of `out` are whole chunks and those of `in` are not (768 x 50257,
+ * 6000 x 6001), the chunk kernel led the sector runs at any number of
+ * rows, as it did from 56 rows; where neither are, step 09's 4-byte tiles
+ * led on few columns (1000003 x 33 and x 77) and in a quarter of L2
+ * (1001 x 1003). A second set of shapes, never used to fit the rule,
+ * checks it (`make study STUDIES=held-out`).
  *
  * f32_pick() and f32_gpu_named() are the decision alone, so
  * tests/test_tiles.cu checks them on the host; f32_launch_choice() carries
@@ -89,12 +101,13 @@ struct f32_gpu {
     size_t l2_bytes;          /**< the size of L2: below it, where the rows of `out` start does not matter */
     size_t long_runs_from;    /**< step 11's sector runs are 96 floats long from this many bytes (SIZE_MAX: never) */
     bool tiles_down;          /**< up to the limits, tiles_down.cuh's kernel runs instead of step 09's */
+    size_t lines_from_rows;   /**< step 11's sector runs ask for lines only from this many rows (rules.h) */
 };
 
 /**
  * A matrix takes the long runs only if their tiles pad at most 1 row in
- * this many more than tiles of 64 rows do (long_runs_fill()); `make
- * runs-study` times both run lengths on either side of the line.
+ * this many more than tiles of 64 rows do (long_runs_fill()); `make study
+ * STUDIES=runs` times both run lengths on either side of the line.
  */
 #define F32_LONG_RUNS_PAD 4
 
@@ -112,6 +125,9 @@ static inline bool long_runs_fill(size_t rows)
     // 128), so the difference is not taken in size_t, where it would wrap.
     return padded_long * F32_LONG_RUNS_PAD <= padded_short * F32_LONG_RUNS_PAD + rows;
 }
+
+/** Rows not whole chunks take step 09's 4-byte tiles up to 1 / this of L2 (the dispatch study). */
+#define F32_L2_SHARE 4
 
 /** @brief Whether @p n is a power of two (1, 2, 4, ...). */
 static inline bool is_power_of_two(size_t n)
@@ -136,7 +152,16 @@ static inline f32_kernel f32_pick(size_t rows, size_t cols, bool vec4, bool out_
         return F32_CHUNKS;
     if (rows < TILE || (cols < TILE && vec4))
         return F32_SHARED64;
+    const bool out_rows_chunks = rows % VEC == 0, in_rows_chunks = cols % VEC == 0;
+    // The same from a tile's 64 rows on: the chunk kernel writes each row of `out` 16 bytes at a time.
+    if (out_rows_chunks && !in_rows_chunks)
+        return F32_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
+    // Rows not whole chunks in a quarter of L2, where a sector's pieces meet in L2 before it is written back,
+    // or neither way whole chunks on fewer than two tiles of columns: step 09's 4-byte tiles.
+    const bool in_l2_share = bytes <= gpu.l2_bytes / F32_L2_SHARE;
+    if (!(out_rows_chunks && in_rows_chunks) && (in_l2_share || (!out_rows_chunks && !in_rows_chunks && cols < 2 * TILE)))
+        return F32_SHARED64;
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.tiles_pow2_up_to : gpu.tiles_up_to;
     if (vec4 && writes_fit && bytes <= limit)
@@ -155,8 +180,8 @@ static inline f32_gpu f32_gpu_named(const char *gpu, size_t l2_bytes)
     for (size_t i = 0; i < sizeof F32_RULES / sizeof F32_RULES[0]; ++i)
         if (strcmp(gpu, F32_RULES[i].gpu) == 0)
             return {F32_RULES[i].tiles_up_to, F32_RULES[i].tiles_pow2_up_to, l2_bytes,
-                    F32_RULES[i].long_runs_from, F32_RULES[i].tiles_down};
-    return {l2_bytes, l2_bytes, l2_bytes, RULES_NEVER, false};
+                    F32_RULES[i].long_runs_from, F32_RULES[i].tiles_down, F32_RULES[i].lines_from_rows};
+    return {l2_bytes, l2_bytes, l2_bytes, RULES_NEVER, false, 0};
 }
 
 /** @brief The ::f32_gpu of the current GPU, asked of the runtime (its name and L2 size). */
@@ -178,11 +203,11 @@ static inline cudaError_t f32_gpu_here(f32_gpu *gpu)
     return per_device<f32_gpu, f32_gpu_ask>(gpu);
 }
 
-/** @brief Whether @p rule asks for lines on @p rows rows of @p gpu (sr_lines_reused()). */
+/** @brief Whether @p rule asks for lines on @p rows rows of @p gpu (sr_lines_reused(), from its lines_from_rows). */
 static inline bool f32_lines(lines_rule rule, size_t rows, f32_gpu gpu)
 {
     if (rule == LINES_WHERE_REUSED)
-        return sr_lines_reused(rows, gpu.l2_bytes);
+        return rows >= gpu.lines_from_rows && sr_lines_reused(rows, gpu.l2_bytes);
     return rule == LINES_ALWAYS;
 }
 
@@ -238,12 +263,13 @@ static inline const char *f32_kernel_named(f32_kernel kernel)
 {
     switch (kernel) {
     case F32_CHUNKS:
-        return "chunks: step 11's chunk kernel (a vector, copied; or 56-63 rows whose rows of out are whole chunks)";
+        return "chunks: step 11's chunk kernel (a vector, copied; or rows of out whole chunks, rows of in not)";
     case F32_SLABS:
         return "slabs: slabs of 16-byte chunks along the long side (2-55 rows or 2-31 columns)";
     case F32_SHARED64:
-        return "shared64: step 09's 16-byte tile kernel (a short side under 64, or up to this GPU's limit in "
-               "rules.h on rows of whole aligned chunks)";
+        return "shared64: step 09's tile kernel (a short side under 64; rows of whole aligned chunks up to this "
+               "GPU's limit in rules.h; rows not whole chunks in a quarter of L2, or neither way on under 128 "
+               "columns)";
     case F32_TILES_DOWN:
         return "tiles_down: step 09's 16-byte tile down the columns, one tile per block (rows of whole aligned "
                "chunks, up to this GPU's limit in rules.h)";

@@ -16,10 +16,18 @@
  *   matrices of whole aligned chunks whose rows of `out` start on 64 bytes.
  * - **rows a power of two**: the same, on matrices with a power-of-two
  *   number of rows (rows of `out` a power of two bytes apart), read off the
- *   sweep and the GPU's pitch study (`make pitch-study`), which times them
+ *   sweep and the GPU's pitch study (`make study STUDIES=pitch`), which times them
  *   past the sweep's sizes.
  * - **long runs from**: step 11's sector runs of 96 floats against those of
- *   64, on rows that are not whole chunks, read from the largest size down.
+ *   64, on rows that are not whole chunks, read from the largest size down;
+ *   on the H200 also off the dispatch study's shapes (`make study
+ *   STUDIES=dispatch`), where the long runs led from 333 x 25000 (32 MiB)
+ *   and step 09's tiles took the odd matrices in a quarter of L2.
+ * - **lines from**: the fewest rows on which step 11's sector runs ask L2
+ *   for whole lines (where a column of tiles fits in a quarter of L2,
+ *   sr_lines_reused()). On the H100 the lines gained from 10007 rows; on
+ *   the H200 they lost up to 10007 rows (333 x 25000, 4097 x 4095, 10007 x
+ *   7919) and gained from 16385 (`make study STUDIES=lines`).
  * - **tiles_down**: the tile kernel, tiles_down.cuh's where it gained more
  *   over step 11's default than step 09's kernel did and trailed it by at
  *   most 2 points at every swept shape; on the H100 it trailed by more at
@@ -33,8 +41,9 @@
  *
  * A GPU without a row gets the **default**: step 09's kernel up to the size
  * of its L2 for both limits, below which step 09's kernel led on every GPU
- * measured, and no long runs. To add a GPU: run `make bench` and `make
- * pitch-study` on it, read its row as above, and add it here.
+ * measured, no long runs, and lines wherever they are reused. To add a
+ * GPU: run `make bench` and `make study` on it, read its row as above, and
+ * add it here.
  */
 #ifndef TRANSPOSE_RULES_H
 #define TRANSPOSE_RULES_H
@@ -56,13 +65,14 @@ struct f32_rules {
     size_t tiles_pow2_up_to;  /**< the same on a matrix with a power-of-two number of rows */
     size_t long_runs_from;    /**< step 11's sector runs of 96 floats from this size, of 64 below */
     bool tiles_down;          /**< the tile kernel: tiles_down.cuh's if true, step 09's if false */
+    size_t lines_from_rows;   /**< step 11's sector runs ask L2 for lines from this many rows (where reused) */
 };
 
 /** One row per GPU of docs/results/gpus.csv. */
 static const struct f32_rules F32_RULES[] = {
-    /* GPU                    tiles up to       rows a power of two  long runs from  tiles_down  read off */
-    {"NVIDIA H100 80GB HBM3", 1024 * RULES_MIB, 4096 * RULES_MIB, 67141636, false},  /* h100-80gb-hbm3{,-pitch}.csv */
-    {"NVIDIA H200", 1024 * RULES_MIB, 4096 * RULES_MIB, 67141636, true},              /* h200.csv */
+    /* GPU                    tiles up to       rows a power of two  long runs from  tiles_down  lines from  read off */
+    {"NVIDIA H100 80GB HBM3", 1024 * RULES_MIB, 4096 * RULES_MIB, 67141636, false, 0},  /* h100-80gb-hbm3{,-pitch}.csv */
+    {"NVIDIA H200", 1024 * RULES_MIB, 4096 * RULES_MIB, 16 * RULES_MIB, true, 16384},   /* h200{,-dispatch,-lines}.csv */
 };
 
 #endif /* TRANSPOSE_RULES_H */
