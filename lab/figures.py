@@ -37,8 +37,7 @@ STYLE = {
     "font.family": "sans-serif", "font.size": 9, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
     "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"], "axes.spines.top": False, "axes.spines.right": False,
 }
-METADATA = {"svg": {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"},
-            "png": {"Software": "python3 -m lab.figures"}}
+METADATA = {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"}
 
 # ---------------------------------------------------------------- hardware facts
 
@@ -935,26 +934,25 @@ FIGURES = {name.replace("_", "-"): draw for name, draw in sorted(globals().items
 
 
 def drawings():
-    """(file stem, figure, suffixes) of every figure, then of each GPU's plots where its sweep has their shapes."""
+    """(file stem, figure) of every figure, then of each GPU's plots where its sweep has their shapes."""
     for stem, draw in FIGURES.items():
-        yield stem, draw(), ["svg"]
+        yield stem, draw()
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
         frame = frame[frame.step.isin(machine.steps_of("float32"))]   # the plots follow the float32 steps
         for kind, plot in (("ladder", plot_ladder), ("sizes", plot_sizes)):
             fig = plot(gpu.name, frame)
             if fig is not None:
-                yield f"{gpu.slug}-{kind}", fig, ["svg", "png"]
+                yield f"{gpu.slug}-{kind}", fig
 
 
 def draw_all(folder):
-    """Draw every figure (.svg) and plot (.svg and .png) into folder; the names of the files written."""
+    """Draw every figure and plot into folder as SVG; the names of the files written."""
     written = []
     with matplotlib.rc_context(STYLE):
-        for stem, fig, suffixes in drawings():
-            for suffix in suffixes:
-                fig.savefig(folder / f"{stem}.{suffix}", dpi=100, metadata=METADATA[suffix])
-                written.append(f"{stem}.{suffix}")
+        for stem, fig in drawings():
+            fig.savefig(folder / f"{stem}.svg", metadata=METADATA)
+            written.append(f"{stem}.svg")
     return written
 
 
@@ -971,7 +969,7 @@ def main(argv=None) -> int:
         problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it" for name in names
                     if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False)]
     problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
-                 for path in sorted(IMG.glob("fig-*.svg")) if path.name not in names]
+                 for path in sorted(IMG.glob("*.svg")) if path.name not in names]
     for problem in problems:
         print(f"figures: {problem}", file=sys.stderr)
     return machine.EXIT_WRONG if problems else 0

@@ -30,6 +30,7 @@ import subprocess
 from pathlib import Path
 
 from lab import machine, shapes
+from lab.sanitizer_report import summary_count
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Flags that only matter for timing, and how many values each takes.
@@ -55,7 +56,7 @@ def sanitize(sanitizer: str, tool: str, command: list[str], step: str) -> bool:
                           capture_output=True, text=True)
     out = done.stdout + done.stderr
     rc = done.returncode
-    if rc == 0 and re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", out):
+    if rc == 0 and summary_count(out):
         rc = 99  # racecheck's warnings do not set the exit code; a hazard of any kind fails here
     line = f"{tool:9} step{step} {shlex.join(command[1:])}"
     if rc == 0:

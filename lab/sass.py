@@ -1,7 +1,7 @@
 """What each step's kernels compile to: the evidence behind the write-ups' SASS claims.
 
-    python3 -m lab.sass [--arch sm_90]            write docs/results/sass-<arch>.csv
-    python3 -m lab.sass --check [--arch sm_90]    exit 1 if the committed file differs
+    python3 -m lab.sass            write docs/results/sass-sm_90.csv
+    python3 -m lab.sass --check    exit 1 if the committed file differs
 
 One row per memory, barrier, byte-permute or shuffle instruction kind (LDG.E.128, BAR.SYNC, PRMT, ...) of every kernel
 (demangled) of every step, with how often it appears in the code (not how often it runs), and the kernel's
@@ -28,6 +28,7 @@ from lab.compiled import Compiled
 # asynchronous copies, barriers, byte permutes and shuffles.
 KINDS = ("LDG", "STG", "LDS", "LDSM", "STS", "STSM", "LDL", "STL",
          "LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "PRMT", "SHFL")
+ARCH = "sm_90"   # the write-ups' SASS claims are about the H200's and H100's code
 
 
 def output(command: list[str], stdin: str | None = None) -> str:
@@ -42,7 +43,7 @@ def output(command: list[str], stdin: str | None = None) -> str:
     return done.stdout
 
 
-def summary(build: Path, arch: str) -> pd.DataFrame:
+def summary(build: Path) -> pd.DataFrame:
     """Every row: steps, kernels and instructions in order."""
     cuobjdump = machine.find_tool("cuobjdump", "CUOBJDUMP")
     sources = sorted((machine.ROOT / "steps").glob("[0-9][0-9]_*/*.cu"))
@@ -52,7 +53,7 @@ def summary(build: Path, arch: str) -> pd.DataFrame:
     rows = []
     for source, obj in zip(sources, objects, strict=True):
         step = source.parent.name[:2]
-        sass, res_usage = (output([cuobjdump, option, "-arch", arch, str(machine.ROOT / obj)])
+        sass, res_usage = (output([cuobjdump, option, "-arch", ARCH, str(machine.ROOT / obj)])
                            for option in ("-sass", "-res-usage"))
         compiled = Compiled.parse(sass, res_usage)
         for number, code in compiled.code.items():
@@ -69,12 +70,11 @@ def summary(build: Path, arch: str) -> pd.DataFrame:
 
 def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.sass", description=__doc__)
-    parser.add_argument("--arch", default="sm_90", help="SASS architecture (default %(default)s)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if the committed file is stale")
     parser.add_argument("--build", type=Path, default=Path("build"), help="build folder (default %(default)s)")
     args = parser.parse_args(argv)
-    target = schema.RESULTS / f"sass-{args.arch}.csv"
-    frame, text = summary(args.build, args.arch), io.StringIO()
+    target = schema.RESULTS / f"sass-{ARCH}.csv"
+    frame, text = summary(args.build), io.StringIO()
     results.write(frame, text, "sass")
     if not args.check:
         target.write_text(text.getvalue())

@@ -1,7 +1,6 @@
 """The matrix shapes of tests/shapes.txt, by tag.
 
     python3 -m lab.shapes sanitize     1x37,37x1,67x131,...   (ready for a program's --shapes)
-    python3 -m lab.shapes --tags       the tags in use
 
 A malformed line (a bad shape, no tag, a shape listed twice) refuses the whole file: a typo cannot drop a test.
 Exit codes: 0 done; 2 bad command line, unknown tag or malformed file.
@@ -48,12 +47,8 @@ def tagged(tag: str) -> list[str]:
 
 def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.shapes", description=__doc__)
-    parser.add_argument("tag", nargs="?", help="print this tag's shapes, comma-separated")
-    parser.add_argument("--tags", action="store_true", help="print the tags in use")
-    args = parser.parse_args(argv)
-    if args.tags == bool(args.tag):
-        parser.error("give one tag, or --tags")
-    print(" ".join(tags()) if args.tags else ",".join(tagged(args.tag)))
+    parser.add_argument("tag", help="print this tag's shapes, comma-separated")
+    print(",".join(tagged(parser.parse_args(argv).tag)))
     return 0
 
 

@@ -143,12 +143,6 @@ def dtype_of(step: str) -> str:
     return next(name for name, size in machine.DTYPES.items() if size == machine.element_bytes(step))
 
 
-def same_elements(rows: pd.DataFrame, step: str) -> pd.DataFrame:
-    """The rows of the steps whose elements are of step's type: a bf16 kernel is never compared with a
-    float32 one, and the other way round."""
-    return rows[rows["step"].isin(machine.steps_of(dtype_of(step)))]
-
-
 def known_dtype(dtype: str) -> str:
     """A template's dtype= parameter, or an error naming the element types there are."""
     if dtype not in machine.DTYPES:
@@ -334,13 +328,11 @@ def ladder(page: Page, shape: str, gpu: str | None = None, dtype: str = "float32
 
 
 def best_kernel(gpu: str, shape: Shape, column: str, step: str) -> pd.Series:
-    """The kernel row with the highest value of column at a shape, of any step whose elements are of step's type."""
-    return best_of(select(gpu, at=str(shape)), column, step)
-
-
-def best_of(rows: pd.DataFrame, column: str, step: str) -> pd.Series:
-    """The kernel row of rows with the highest value of column, among the steps of step's element type."""
-    return only(kernels(same_elements(rows, step)).nlargest(1, column), f"a {dtype_of(step)} kernel")
+    """The kernel row with the highest value of column at a shape, of any step whose elements are of step's type:
+    a bf16 kernel is never compared with a float32 one, and the other way round."""
+    rows = select(gpu, at=str(shape))
+    rows = rows[rows["step"].isin(machine.steps_of(dtype_of(step)))]
+    return only(kernels(rows).nlargest(1, column), f"a {dtype_of(step)} kernel")
 
 
 def gaps(page: Page, step: str, gpu: str | None = None) -> str:
@@ -436,14 +428,10 @@ OTHER_PIECES = ("study swap_down_128", "study swap_across_128", "study swap_down
 LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000")  # the bar's, rows of whole chunks
 
 
-def named_runs(table) -> list[str]:
-    """"PROGRAM KERNEL" of each run of a study's table in lab.bench: the dispatch first, then its candidates."""
-    return [f"{program} {kernel}" for program, kernel, *_ in table]
-
-
-def split_first(names: list[str]) -> tuple[list[str], list[str]]:
-    """([the first two], [the rest]): a dispatch's two runs and the candidates it is held against."""
-    return names[:2], names[2:]
+def dispatch_and_candidates(runs) -> tuple[list[str], list[str]]:
+    """(["PROGRAM KERNEL" of the dispatch's two runs], [those of its candidates]) of a dispatch study in lab.bench."""
+    names = [f"{program} {kernel}" for program, kernel, *_ in runs]
+    return names[:2], names[2:]  # the dispatch runs twice, in two programs
 
 
 def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("kernel", "bound")) -> pd.DataFrame:
@@ -589,13 +577,13 @@ FINDINGS = {
     "runs_12": ("shapes where the dispatch is slower than either run length", "runs",
                 lambda f: slower(f, ["study answer"], ["11"])),
     "dispatch_f32": ("float32 shapes where the dispatch trails the best of its candidates by more than a point",
-                     "dispatch", lambda f: behind(f, *split_first(named_runs(bench.F32_DISPATCH_RUNS)), 1.0)),
+                     "dispatch", lambda f: behind(f, *dispatch_and_candidates(bench.F32_DISPATCH_RUNS), 1.0)),
     "dispatch_bf16": ("bf16 shapes where the dispatch trails the best of its candidates by more than a point",
-                      "dispatch-bf16", lambda f: behind(f, *split_first(named_runs(bench.BF16_DISPATCH_RUNS)), 1.0)),
+                      "dispatch-bf16", lambda f: behind(f, *dispatch_and_candidates(bench.BF16_DISPATCH_RUNS), 1.0)),
     "held_out_f32": ("float32 shapes held out of the fit where the dispatch trails its best candidate by over a point",
-                     "held-out", lambda f: behind(f, *split_first(named_runs(bench.F32_DISPATCH_RUNS)), 1.0)),
+                     "held-out", lambda f: behind(f, *dispatch_and_candidates(bench.F32_DISPATCH_RUNS), 1.0)),
     "held_out_bf16": ("bf16 shapes held out of the fit where the dispatch trails its best candidate by over a point",
-                      "held-out-bf16", lambda f: behind(f, *split_first(named_runs(bench.BF16_DISPATCH_RUNS)), 1.0)),
+                      "held-out-bf16", lambda f: behind(f, *dispatch_and_candidates(bench.BF16_DISPATCH_RUNS), 1.0)),
 }
 
 
@@ -667,15 +655,23 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defaults))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
-    missing = [m for m in wanted if m not in wide or wide[m].isna().all()]
-    if missing:
-        raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing[0]}")
-    body = [[kernel_label(row, defaults[row["step"]])] + [fmt_metric(row[m]) for m in wanted]
-            for _, row in wide.iterrows()]
+    if missing := unmeasured(wide, wanted):
+        raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing}")
+    names = [kernel_label(row, defaults[row["step"]]) for _, row in wide.iterrows()]
+    return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"))
+
+
+def unmeasured(wide: pd.DataFrame, wanted: list[str]) -> str | None:
+    """The first metric wanted that no row of a kernels x metrics table has."""
+    return next((m for m in wanted if m not in wide or wide[m].isna().all()), None)
+
+
+def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str) -> str:
+    """A table of Nsight Compute metrics, a row per kernel (first column: names), and what each metric is."""
+    body = [[name] + [fmt_metric(row[m]) for m in wanted] for name, row in wide.set_axis(names).iterrows()]
     legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
-    return block(f"{shape.label()}, one kernel launch each.",
-                 markdown(["kernel"] + [metric_label(m) for m in wanted], body),
-                 f"Metrics: {legend}." if legend else "", source(gpu, "profile"))
+    return block(note, markdown([first] + [metric_label(m) for m in wanted], body),
+                 f"Metrics: {legend}." if legend else "", under)
 
 
 def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) -> str:
@@ -684,15 +680,11 @@ def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) 
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
     rows = select(gpu, "peers-profile", at=str(shape))
     wide = rows.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last", sort=False)
-    missing = [m for m in wanted if m not in wide or wide[m].isna().all()]
-    if wide.empty or missing:
+    if wide.empty or (missing := unmeasured(wide, wanted)):
         raise TemplateError(f"no library at {shape} in {results.path(gpu, 'peers-profile').name} has the metric "
-                            f"{missing[0] if missing else wanted[0]}")
-    body = [[kernel] + [fmt_metric(row[m]) for m in wanted] for kernel, row in wide.iterrows()]
-    legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
-    return block(f"{shape.label()}, one kernel launch each, under Nsight Compute.",
-                 markdown(["library"] + [metric_label(m) for m in wanted], body),
-                 f"Metrics: {legend}." if legend else "", source(gpu, "peers-profile"))
+                            f"{missing if not wide.empty else wanted[0]}")
+    return counters(f"{shape.label()}, one kernel launch each, under Nsight Compute.", "library", list(wide.index),
+                    wide, wanted, source(gpu, "peers-profile"))
 
 
 # ------------------------------------------------------------- other libraries and the timing study

@@ -1,8 +1,4 @@
-# The figures: every picture in docs/img/.
-#
-#   make figures         write docs/img/index-maps.csv, then draw the write-ups' figures and each GPU's plots
-#   make figures-check   fail if the CSV, or a committed figure, differs from a fresh one
-#
+# The figures: every picture in docs/img/ (`make help` lists the targets).
 # tests/index_maps.cu plays the kernels' index functions on the host and prints what the figures of
 # steps 09-13 draw, docs/img/index-maps.csv: a kernel change that moves an index makes it, and so
 # its figures, stale. lab/figures.py draws with matplotlib, from that CSV (and steps 01-08's index
