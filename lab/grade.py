@@ -282,8 +282,8 @@ def rules_problem(rules) -> str | None:
             return 'a "profile" entry needs a "min" or a "max"'
     parameter = rules.get("parameter")
     if parameter is not None:
-        if parameter.get("set_by") not in ("environment", "define"):
-            return '"parameter"."set_by" must be "environment" or "define"'
+        if parameter.get("set_by") != "environment":
+            return '"parameter"."set_by" must be "environment"'
         if not parameter.get("name") or not parameter.get("values"):
             return '"parameter" needs a "name" and a list of "values"'
     for key in ("sanitize_shapes", "grade_shapes"):
@@ -310,7 +310,7 @@ class Subject:
     mode: str  # "tree" (exercises/), "solution" (solutions/) or "file" (anywhere)
     source: Path
     name: str  # the student's name in reports and CSV rows
-    work: Path | None = None  # private build folder ("file" mode and parameter values)
+    work: Path | None = None  # private build folder ("file" mode)
 
     @property
     def symbol(self) -> str:
@@ -340,13 +340,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
 
 
-def prepare_copy(subject: Subject, text: str) -> None:
-    """Write the private copy of a graded file into a fresh work folder."""
-    assert subject.work is not None and WORK_DIR in subject.work.parents
+def prepare_copy(subject: Subject) -> None:
+    """Copy a graded file into a fresh private work folder."""
     if subject.work.exists():
         shutil.rmtree(subject.work)
     subject.work.mkdir(parents=True)
-    subject.copy.write_text(text)
+    subject.copy.write_text(subject.source.read_text(errors="replace"))
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
@@ -622,7 +621,7 @@ def check_shapes(program: Program, shapes: list[str], timeout: float, may_not_fi
     return Verdict("PASS", f"bit-exact on {len(shapes)} shapes{at}" if len(shapes) > 1 else f"bit-exact on {shape}{at}")
 
 
-def correctness(subject: Subject, others: list[Program], others_why_not: str | None, options: Options) -> Verdict:
+def correctness(subject: Subject, others: list[Program], options: Options) -> Verdict:
     """The graded shapes (and the exercise's own), the huge shape, then the parameter's other values."""
     shapes = shapes_for("grade", subject.exercise.rules.get("grade_shapes"))
     progress(f"checking {len(shapes)} shapes")
@@ -642,8 +641,6 @@ def correctness(subject: Subject, others: list[Program], others_why_not: str | N
             return Verdict("FAIL", verdict.why, details, verdict.stopped)
         details.append(f"{verdict.status} {verdict.why}")
         notes.append(f"{shape} too" if verdict.status == "PASS" else f"{shape} SKIPPED (does not fit here)")
-    if others_why_not:
-        return Verdict("FAIL", others_why_not, details)
     for other in others:
         progress(f"checking {len(shapes)} shapes{other.where()}")
         verdict = check_shapes(other, shapes, options.timeout)
@@ -785,33 +782,13 @@ def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, 
                            f"best of {SPEED_ATTEMPTS} runs", details), ratio
 
 
-def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program], str | None]:
-    """The grader programs of the parameter's other values, and why there can be none (a FAIL), or None."""
+def parameter_programs(subject: Subject) -> list[Program]:
+    """The grader program once more for each of the parameter's other values, set in its environment."""
     parameter = subject.exercise.rules.get("parameter")
     if not parameter:
-        return [], None
-    name, values = parameter["name"], [str(v) for v in parameter["values"]]
-    if parameter["set_by"] == "environment":
-        return [Program(subject.program, f"{name}={v}", {**os.environ, name: v}) for v in values], None
-    text = subject.source.read_text(errors="replace")
-    if subject.mode == "solution":
-        number = subject.exercise.number
-        text = re.sub(rf"\bsolution_{number}\b", "exercise_" + number, text)
-    pattern = re.compile(r"^([ \t]*#[ \t]*define[ \t]+%s[ \t]+)(\S+)" % re.escape(name), re.M)
-    if not pattern.search(text):
-        return [], (f"the file has no `#define {name}` to change; the task asks the kernel to depend on it "
-                    "only through that constant")
-    programs = []
-    base = subject.work or WORK_DIR / f"{subject.mode}-{subject.exercise.number}"
-    for value in values:
-        variant = Subject(subject.exercise, "file", subject.source, subject.name, base / f"{slug(name)}-{slug(value)}")
-        prepare_copy(variant, pattern.sub(lambda m: m.group(1) + value, text))  # noqa: B023 (used at once)
-        progress(f"building with {name}={value}")
-        failed = build(variant, timeout, object_only=False)
-        if failed:
-            return [], f"with {name}={value}: {failed.why}"
-        programs.append(Program(variant.program, f"{name}={value}"))
-    return programs, None
+        return []
+    name = parameter["name"]
+    return [Program(subject.program, f"{name}={v}", {**os.environ, name: str(v)}) for v in parameter["values"]]
 
 
 @functools.cache
@@ -839,19 +816,15 @@ def grade(subject: Subject, options: Options) -> Grade:
     if not (options.technique_only or options.build_only):
         confirm_machine(subject.exercise.number, options.timeout)
     if subject.mode == "file":
-        prepare_copy(subject, subject.source.read_text(errors="replace"))
+        prepare_copy(subject)
     progress(f"building {make_path(subject.source)}")
     failed = build(subject, options.timeout, object_only=options.technique_only)
     if failed:
         verdicts["Correctness"] = failed
         verdicts.update((check, Verdict("SKIP", "nothing to check: it does not build")) for check in CHECKS[1:])
         return result
-    if options.build_only:  # the parameter's other values are built too
-        others, why_not = parameter_programs(subject, options.timeout)
-        rebuilt = [o.label for o in others if o.path != subject.program]
-        why = f"--build-only: built {make_path(subject.program)}" + (
-            f", and again with {', '.join(rebuilt)}" if rebuilt else "")
-        verdicts["Correctness"] = Verdict("FAIL", why_not) if why_not else Verdict("SKIP", why)
+    if options.build_only:
+        verdicts["Correctness"] = Verdict("SKIP", f"--build-only: built {make_path(subject.program)}")
         verdicts.update((check, Verdict("SKIP", "--build-only")) for check in CHECKS[1:])
         return result
     progress("reading the compiled code")
@@ -860,8 +833,8 @@ def grade(subject: Subject, options: Options) -> Grade:
         verdicts.update((check, Verdict("SKIP", "--technique-only")) for check in CHECKS)
         verdicts["Technique"] = technique
         return result
-    others, others_why_not = parameter_programs(subject, options.timeout)
-    verdicts["Correctness"] = correctness(subject, others, others_why_not, options)
+    others = parameter_programs(subject)
+    verdicts["Correctness"] = correctness(subject, others, options)
     correct = verdicts["Correctness"].status == "PASS"
     if verdicts["Correctness"].stopped:
         verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
