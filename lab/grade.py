@@ -363,11 +363,6 @@ def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None
         return Verdict("FAIL", f"the compiler did not finish within {max(timeout, BUILD_TIMEOUT)}s")
     if ran.rc != 0:
         return does_not_compile(subject, ran.text)
-    # Does the object define the symbol for the linker (extern "C", not static)? Without nm, the source is believed.
-    nm = find_tool("nm", "NM")
-    listed = run([nm, "-P", "-g", "--defined-only", subject.obj], 60) if nm else None
-    if listed and listed.rc == 0 and subject.symbol not in {line.split()[0] for line in listed.out.splitlines()}:
-        return Verdict("FAIL", missing_symbol_why(subject))
     if object_only:
         return None
     ran = make(variables + [program_target], timeout)
@@ -754,8 +749,6 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
             return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
                                    "write outside `out`?")
     student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
-    if not student > 0 or not reference > 0:
-        raise EnvironmentProblem(f"the timed run at {shape} printed no times")
     lines = [f"{k:<9} {rows[k]['median_ms']:9.4f} ms {rows[k]['gbps']:8} GB/s {rows[k]['pct_of_copy']:7} % of copy"
              for k in GRADED_KERNELS]
     return reference / student, lines
