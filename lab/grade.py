@@ -884,16 +884,8 @@ def print_summary(grades: list[Grade], heading: str) -> None:
 Options = argparse.Namespace  # how to grade: the command line, as parse_args reads and checks it
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one line on stderr and exit code 2."""
-
-    def error(self, message):
-        raise UsageError(f"{message} (see python3 -m lab.grade --help)")
-
-
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = Parser(prog="python3 -m lab.grade", add_help=False)
-    parser.add_argument("-h", "--help", action="store_true")
+    parser = machine.Parser(prog="python3 -m lab.grade", description=__doc__)
     parser.add_argument("exercise", nargs="?")
     for flag in ("--all", "--solution", "--technique-only", "--build-only", "--list", "--no-huge", "--quick"):
         parser.add_argument(flag, action="store_true")
@@ -902,7 +894,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", default="300")
     parser.add_argument("--shape", dest="timed_shape", default=os.environ.get("GRADE_SHAPE") or "8192x8192")
     args = parser.parse_args(argv)
-    if args.help or (args.list and len(argv) == 1):
+    if args.list and len(argv) == 1:
         return args
     given = [flag for flag, on in (("--file", args.file), ("--batch", args.batch), ("--solution", args.solution)) if on]
     see = " (see python3 -m lab.grade --help)"
@@ -958,8 +950,8 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    if args.help or args.list:
-        print(__doc__.strip() if args.help else "\n".join(exercise_names()))
+    if args.list:
+        print("\n".join(exercise_names()))
         return 0
     subjects = subjects_of(args)
     if args.technique_only and find_tool("cuobjdump", "CUOBJDUMP") is None:
