@@ -1,13 +1,8 @@
 """What every test file shares: the paths, the build, the GPU, and the ways a program may fail.
 
-`make test` runs pytest here.  Before any test, the controller builds every program once,
-showing the build as it goes (`make -k all`, after deleting the programs, so that one which
-no longer builds cannot pass as a stale file); the tests then only run programs.  Without a
-GPU they build for sm_90 alone, in build/sm_90/ (the Makefile's folder for ARCH=sm_90), so
-that `make run` keeps its own build/.  The markers (pyproject.toml) name the sections, so
-`make test PYTEST_ARGS="-m badinput"` runs one.  Tests marked `gpu` report themselves as
-skipped, with the reason, where CUDA sees no GPU.  Tests marked `slow` run with --run-slow
-only (the GPU session and `make grade-selftest` pass it).
+Before any test, the controller builds every program once (`make -k all`, after deleting the programs, so
+that one which no longer builds cannot pass as a stale file). Tests marked `gpu` skip, with the reason,
+where CUDA sees no GPU; those marked `slow` run with --run-slow only.
 """
 
 from __future__ import annotations

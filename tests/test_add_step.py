@@ -1,14 +1,6 @@
-"""Adding a step takes one new folder and nothing else.
-
-In a temporary copy of the repository (the files git sees, never build/), the first step folder is copied
-unchanged to steps/NN_probe/, NN one past the last step, so NN must come from the folder's name alone.
-make stepNN must build it (symbol stepNN), make help and print-bins list it, it must list its variants
-without a GPU, the copy's own suite (build, badinput, nogpu) must pass and test it as it tests the first
-step, and git status must show only the new folder.  docs/examples/minimal_step.cu, the smallest complete
-step, goes into steps/MM_minimal/ of another copy: it must build, list its variants and, on a GPU, be
-bit-exact on the `grade` shapes.  Each copy starts with the main build's objects (only the new step is
-compiled); the probe's checks are subtests of one test (its suite runs once).  The copies stay in
-pytest's temporary folder, to look into after a failure.
+"""Adding a step takes one new folder and nothing else: the first step copied to steps/NN_probe/ of a copy
+of the repository, and docs/examples/minimal_step*.cu in steps/MM_minimal/ of another, are whole steps.
+Each copy starts with the main build's objects, and stays in pytest's temporary folder after a failure.
 """
 
 from __future__ import annotations
