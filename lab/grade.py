@@ -83,12 +83,14 @@ PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denom
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
 
 
-class UsageError(Exception):
+class UsageError(machine.Stop):
     """A bad command line, or a missing or unreadable file: exit code 2."""
 
+    def __init__(self, message: str):
+        super().__init__(message, machine.EXIT_USAGE)
 
-class EnvironmentProblem(Exception):
-    """No GPU, a missing tool, or a repository that does not build: exit code 3."""
+
+EnvironmentProblem = machine.Stop  # no GPU, a missing tool, a repository that does not build: exit code 3
 
 
 @dataclass
@@ -295,10 +297,7 @@ def rules_problem(rules) -> str | None:
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
     """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 3)."""
-    try:
-        found = tagged(tag)
-    except machine.Stop as stop:
-        raise EnvironmentProblem(str(stop)) from None
+    found = tagged(tag)
     return found + [s for s in extra or [] if s not in found]
 
 
@@ -948,8 +947,8 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
     return [Subject(exercises[0], "file", f, f.stem, WORK_DIR / f"{slug(f.stem)}-{number}") for f in files]
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:
         print("\n".join(exercise_names()))
         return 0
@@ -976,16 +975,5 @@ def main(argv: list[str]) -> int:
     return 1 if any(g.failed for g in grades) else 0
 
 
-def entry(argv: list[str] | None = None) -> int:
-    try:
-        return main(sys.argv[1:] if argv is None else argv)
-    except (UsageError, EnvironmentProblem) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 3
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
-
-
 if __name__ == "__main__":
-    sys.exit(entry())
+    sys.exit(machine.main(main))
