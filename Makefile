@@ -83,11 +83,8 @@ TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles test_tiles16 p
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 # ---------------------------------------------------------------- Python
-# The lab (lab/, tests/) runs on $(PYTHON).  `make setup`, which every target that
-# runs the lab asks for first, chooses it (python3 -m lab.environment): python3 as it
-# is where it already imports every version pyproject.toml pins, else .venv/, made
-# once from those pins.  With .venv its bin/ comes first on PATH, as activating it
-# would, so that the python3 the lab and the tests start is the same one.
+# The lab runs on $(PYTHON), which `make setup` chooses (python3 -m lab.environment). With .venv its
+# bin/ comes first on PATH, as activating it would, so that the python3 the tests start is the same one.
 VENV    := .venv
 PYTHON  ?= $(if $(shell test -x $(VENV)/bin/python && echo yes),PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python,python3)
 
@@ -106,9 +103,7 @@ help: ## list the targets
 	@$(foreach dir,$(STEP_DIRS),printf '  make %-28s %s\n' step$(call step_number_of,$(dir)/) $(notdir $(dir));)
 	@echo "Variables: ARCH=sm_XX (default: $(ARCH_NOTE); ARCH=sm_XX builds in build/sm_XX/), V=1 for full commands."
 
-# PYTHON=python3, on the command line or in the environment (where the makes that the tests
-# start see it too), skips the set-up: the lab runs on that Python's packages as they are (a GPU
-# machine that cannot reach PyPI, say, whose versions differ from the pins).
+# PYTHON=python3, on the command line or in the environment, skips the set-up.
 setup: ## the lab's Python packages, once (python3 if it has pyproject.toml's pins, else .venv); make test etc. run it first
 	@$(if $(filter command line environment,$(origin PYTHON)),true,python3 -m lab.environment)
 

@@ -1,4 +1,4 @@
-"""Run the step programs and collect their rows: docs/results/<gpu>.csv and seven studies.
+"""Run the step programs and collect their rows: docs/results/<gpu>.csv and the studies.
 
     python3 -m lab.bench                       every step over the `bench` shapes of tests/shapes.txt
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
@@ -11,6 +11,9 @@
     python3 -m lab.bench --study order         step 13's tile order, from squares to 100 : 1 -> <gpu>-order.csv
     python3 -m lab.bench --study pattern       the float32 rule beside the bounds of its pattern, at whole-chunk
                                                pitches near the odd matrices of the bar -> <gpu>-pattern.csv
+    python3 -m lab.bench --study dispatch      each dispatch (float32; dispatch-bf16: bf16) beside every kernel it
+                                               chooses among, on the shapes past the bar it was fitted on
+    python3 -m lab.bench --study held-out      the same (held-out-bf16: bf16) on shapes held out of the fit
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
     python3 -m lab.bench --study all           every study, in turn (make study)

@@ -4,18 +4,11 @@ make target that runs the lab asks for first).
     python3 -m lab.environment          set up (or see that all is set up)
     python3 -m lab.environment --venv   make .venv even where python3 has the pins (CI: a fresh machine)
 
-Where python3 already imports every version pyproject.toml pins and cuobjdump is found, the
-lab runs on python3 as it is: your own environment. Otherwise it runs from .venv/, a virtual
-environment made here from those pins (once, from PyPI: a minute or two), with NVIDIA's wheels
-of cuobjdump and nvdisasm (the cuda-tools extra) where the CUDA toolkit lacks them, linked into
-.venv/bin. From then on .venv is used, and brought up to date when the pins change; delete it
-to go back to python3. The Makefile's PYTHON names whichever it is.
-
-A machine that cannot reach PyPI but whose python3 imports every package at other versions (a GPU
-machine) goes on with python3 as it is, with one note, and remembers that in build/python-as-is.txt so
-that later makes do not try again (delete it to retry). `make ... PYTHON=python3` (or PYTHON=python3 in
-the environment) skips all this and runs the lab
-on python3's packages as they are.
+Where python3 imports every pinned version and cuobjdump is found, the lab runs on python3 as it is.
+Otherwise it runs from .venv/, made here from the pins (once, from PyPI), with NVIDIA's cuobjdump and
+nvdisasm wheels linked into .venv/bin where the toolkit lacks them; delete .venv to go back to python3.
+A machine without PyPI whose python3 imports every package at other versions goes on with it, with one
+note, and build/python-as-is.txt remembers that (delete it to retry). PYTHON=python3 skips all this.
 
 Exit codes: 0 set up, 2 bad command line, 3 this machine cannot set it up (one line says what
 is missing and what to do).

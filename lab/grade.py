@@ -83,12 +83,14 @@ PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denom
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
 
 
-class UsageError(Exception):
+class UsageError(machine.Stop):
     """A bad command line, or a missing or unreadable file: exit code 2."""
 
+    def __init__(self, message: str):
+        super().__init__(message, machine.EXIT_USAGE)
 
-class EnvironmentProblem(Exception):
-    """No GPU, a missing tool, or a repository that does not build: exit code 3."""
+
+EnvironmentProblem = machine.Stop  # no GPU, a missing tool, a repository that does not build: exit code 3
 
 
 @dataclass
@@ -282,8 +284,8 @@ def rules_problem(rules) -> str | None:
             return 'a "profile" entry needs a "min" or a "max"'
     parameter = rules.get("parameter")
     if parameter is not None:
-        if parameter.get("set_by") not in ("environment", "define"):
-            return '"parameter"."set_by" must be "environment" or "define"'
+        if parameter.get("set_by") != "environment":
+            return '"parameter"."set_by" must be "environment"'
         if not parameter.get("name") or not parameter.get("values"):
             return '"parameter" needs a "name" and a list of "values"'
     for key in ("sanitize_shapes", "grade_shapes"):
@@ -295,10 +297,7 @@ def rules_problem(rules) -> str | None:
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
     """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 3)."""
-    try:
-        found = tagged(tag)
-    except machine.Stop as stop:
-        raise EnvironmentProblem(str(stop)) from None
+    found = tagged(tag)
     return found + [s for s in extra or [] if s not in found]
 
 
@@ -310,7 +309,7 @@ class Subject:
     mode: str  # "tree" (exercises/), "solution" (solutions/) or "file" (anywhere)
     source: Path
     name: str  # the student's name in reports and CSV rows
-    work: Path | None = None  # private build folder ("file" mode and parameter values)
+    work: Path | None = None  # private build folder ("file" mode)
 
     @property
     def symbol(self) -> str:
@@ -340,13 +339,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
 
 
-def prepare_copy(subject: Subject, text: str) -> None:
-    """Write the private copy of a graded file into a fresh work folder."""
-    assert subject.work is not None and WORK_DIR in subject.work.parents
+def prepare_copy(subject: Subject) -> None:
+    """Copy a graded file into a fresh private work folder."""
     if subject.work.exists():
         shutil.rmtree(subject.work)
     subject.work.mkdir(parents=True)
-    subject.copy.write_text(text)
+    subject.copy.write_text(subject.source.read_text(errors="replace"))
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
@@ -364,11 +362,6 @@ def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None
         return Verdict("FAIL", f"the compiler did not finish within {max(timeout, BUILD_TIMEOUT)}s")
     if ran.rc != 0:
         return does_not_compile(subject, ran.text)
-    # Does the object define the symbol for the linker (extern "C", not static)? Without nm, the source is believed.
-    nm = find_tool("nm", "NM")
-    listed = run([nm, "-P", "-g", "--defined-only", subject.obj], 60) if nm else None
-    if listed and listed.rc == 0 and subject.symbol not in {line.split()[0] for line in listed.out.splitlines()}:
-        return Verdict("FAIL", missing_symbol_why(subject))
     if object_only:
         return None
     ran = make(variables + [program_target], timeout)
@@ -622,7 +615,7 @@ def check_shapes(program: Program, shapes: list[str], timeout: float, may_not_fi
     return Verdict("PASS", f"bit-exact on {len(shapes)} shapes{at}" if len(shapes) > 1 else f"bit-exact on {shape}{at}")
 
 
-def correctness(subject: Subject, others: list[Program], others_why_not: str | None, options: Options) -> Verdict:
+def correctness(subject: Subject, others: list[Program], options: Options) -> Verdict:
     """The graded shapes (and the exercise's own), the huge shape, then the parameter's other values."""
     shapes = shapes_for("grade", subject.exercise.rules.get("grade_shapes"))
     progress(f"checking {len(shapes)} shapes")
@@ -642,8 +635,6 @@ def correctness(subject: Subject, others: list[Program], others_why_not: str | N
             return Verdict("FAIL", verdict.why, details, verdict.stopped)
         details.append(f"{verdict.status} {verdict.why}")
         notes.append(f"{shape} too" if verdict.status == "PASS" else f"{shape} SKIPPED (does not fit here)")
-    if others_why_not:
-        return Verdict("FAIL", others_why_not, details)
     for other in others:
         progress(f"checking {len(shapes)} shapes{other.where()}")
         verdict = check_shapes(other, shapes, options.timeout)
@@ -757,8 +748,6 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
             return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
                                    "write outside `out`?")
     student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
-    if not student > 0 or not reference > 0:
-        raise EnvironmentProblem(f"the timed run at {shape} printed no times")
     lines = [f"{k:<9} {rows[k]['median_ms']:9.4f} ms {rows[k]['gbps']:8} GB/s {rows[k]['pct_of_copy']:7} % of copy"
              for k in GRADED_KERNELS]
     return reference / student, lines
@@ -785,33 +774,13 @@ def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, 
                            f"best of {SPEED_ATTEMPTS} runs", details), ratio
 
 
-def parameter_programs(subject: Subject, timeout: float) -> tuple[list[Program], str | None]:
-    """The grader programs of the parameter's other values, and why there can be none (a FAIL), or None."""
+def parameter_programs(subject: Subject) -> list[Program]:
+    """The grader program once more for each of the parameter's other values, set in its environment."""
     parameter = subject.exercise.rules.get("parameter")
     if not parameter:
-        return [], None
-    name, values = parameter["name"], [str(v) for v in parameter["values"]]
-    if parameter["set_by"] == "environment":
-        return [Program(subject.program, f"{name}={v}", {**os.environ, name: v}) for v in values], None
-    text = subject.source.read_text(errors="replace")
-    if subject.mode == "solution":
-        number = subject.exercise.number
-        text = re.sub(rf"\bsolution_{number}\b", "exercise_" + number, text)
-    pattern = re.compile(r"^([ \t]*#[ \t]*define[ \t]+%s[ \t]+)(\S+)" % re.escape(name), re.M)
-    if not pattern.search(text):
-        return [], (f"the file has no `#define {name}` to change; the task asks the kernel to depend on it "
-                    "only through that constant")
-    programs = []
-    base = subject.work or WORK_DIR / f"{subject.mode}-{subject.exercise.number}"
-    for value in values:
-        variant = Subject(subject.exercise, "file", subject.source, subject.name, base / f"{slug(name)}-{slug(value)}")
-        prepare_copy(variant, pattern.sub(lambda m: m.group(1) + value, text))  # noqa: B023 (used at once)
-        progress(f"building with {name}={value}")
-        failed = build(variant, timeout, object_only=False)
-        if failed:
-            return [], f"with {name}={value}: {failed.why}"
-        programs.append(Program(variant.program, f"{name}={value}"))
-    return programs, None
+        return []
+    name = parameter["name"]
+    return [Program(subject.program, f"{name}={v}", {**os.environ, name: str(v)}) for v in parameter["values"]]
 
 
 @functools.cache
@@ -839,19 +808,15 @@ def grade(subject: Subject, options: Options) -> Grade:
     if not (options.technique_only or options.build_only):
         confirm_machine(subject.exercise.number, options.timeout)
     if subject.mode == "file":
-        prepare_copy(subject, subject.source.read_text(errors="replace"))
+        prepare_copy(subject)
     progress(f"building {make_path(subject.source)}")
     failed = build(subject, options.timeout, object_only=options.technique_only)
     if failed:
         verdicts["Correctness"] = failed
         verdicts.update((check, Verdict("SKIP", "nothing to check: it does not build")) for check in CHECKS[1:])
         return result
-    if options.build_only:  # the parameter's other values are built too
-        others, why_not = parameter_programs(subject, options.timeout)
-        rebuilt = [o.label for o in others if o.path != subject.program]
-        why = f"--build-only: built {make_path(subject.program)}" + (
-            f", and again with {', '.join(rebuilt)}" if rebuilt else "")
-        verdicts["Correctness"] = Verdict("FAIL", why_not) if why_not else Verdict("SKIP", why)
+    if options.build_only:
+        verdicts["Correctness"] = Verdict("SKIP", f"--build-only: built {make_path(subject.program)}")
         verdicts.update((check, Verdict("SKIP", "--build-only")) for check in CHECKS[1:])
         return result
     progress("reading the compiled code")
@@ -860,8 +825,8 @@ def grade(subject: Subject, options: Options) -> Grade:
         verdicts.update((check, Verdict("SKIP", "--technique-only")) for check in CHECKS)
         verdicts["Technique"] = technique
         return result
-    others, others_why_not = parameter_programs(subject, options.timeout)
-    verdicts["Correctness"] = correctness(subject, others, others_why_not, options)
+    others = parameter_programs(subject)
+    verdicts["Correctness"] = correctness(subject, others, options)
     correct = verdicts["Correctness"].status == "PASS"
     if verdicts["Correctness"].stopped:
         verdicts["Sanitizers"] = Verdict("SKIP", "not run: the kernel did not finish")
@@ -918,16 +883,8 @@ def print_summary(grades: list[Grade], heading: str) -> None:
 Options = argparse.Namespace  # how to grade: the command line, as parse_args reads and checks it
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one line on stderr and exit code 2."""
-
-    def error(self, message):
-        raise UsageError(f"{message} (see python3 -m lab.grade --help)")
-
-
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = Parser(prog="python3 -m lab.grade", add_help=False)
-    parser.add_argument("-h", "--help", action="store_true")
+    parser = machine.Parser(prog="python3 -m lab.grade", description=__doc__)
     parser.add_argument("exercise", nargs="?")
     for flag in ("--all", "--solution", "--technique-only", "--build-only", "--list", "--no-huge", "--quick"):
         parser.add_argument(flag, action="store_true")
@@ -936,7 +893,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", default="300")
     parser.add_argument("--shape", dest="timed_shape", default=os.environ.get("GRADE_SHAPE") or "8192x8192")
     args = parser.parse_args(argv)
-    if args.help or (args.list and len(argv) == 1):
+    if args.list and len(argv) == 1:
         return args
     given = [flag for flag, on in (("--file", args.file), ("--batch", args.batch), ("--solution", args.solution)) if on]
     see = " (see python3 -m lab.grade --help)"
@@ -990,10 +947,10 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
     return [Subject(exercises[0], "file", f, f.stem, WORK_DIR / f"{slug(f.stem)}-{number}") for f in files]
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    if args.help or args.list:
-        print(__doc__.strip() if args.help else "\n".join(exercise_names()))
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.list:
+        print("\n".join(exercise_names()))
         return 0
     subjects = subjects_of(args)
     if args.technique_only and find_tool("cuobjdump", "CUOBJDUMP") is None:
@@ -1018,16 +975,5 @@ def main(argv: list[str]) -> int:
     return 1 if any(g.failed for g in grades) else 0
 
 
-def entry(argv: list[str] | None = None) -> int:
-    try:
-        return main(sys.argv[1:] if argv is None else argv)
-    except (UsageError, EnvironmentProblem) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 3
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
-
-
 if __name__ == "__main__":
-    sys.exit(entry())
+    sys.exit(machine.main(main))

@@ -1,13 +1,8 @@
-"""The Triton peer of lab.peers: a tiled transpose with its best block shape.
+"""The Triton peer of lab.peers: a tiled transpose of any element type, at its best block shape.
 
-The kernel moves elements of any type: tl.load and tl.store take theirs from the
-tensors, so the float32 and the bf16 runs share it (the autotuner keys its
-choice on the tensors' dtypes as well as on the shape).
-
-Imported only when that peer runs, so that lab.peers works where Triton is
-not installed. Triton's autotuner tries every configuration below once per
-matrix shape (outside every check and timing) and keeps the fastest, so the
-peer is timed at its best, not at a block shape picked for another matrix.
+Imported only when that peer runs, so that lab.peers works where Triton is not installed. The autotuner
+tries every configuration once per shape and element type, outside every check and timing, and keeps the
+fastest, so the peer is timed at its best, not at a block shape picked for another matrix.
 """
 
 import triton

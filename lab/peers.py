@@ -4,20 +4,12 @@
     python3 -m lab.peers --dtype bf16      the bf16 answer and its peers -> docs/results/<gpu>-peers-bf16.csv
     python3 -m lab.peers --once --peers tutorial,triton --shapes 8192x8192    (for make peers-profile)
 
-In one process, on one input x (rows x cols, float32, or bf16 with --dtype bf16) and one output y:
-the copy bound (y.copy_(x), the denominator of "% of copy"), the tutorial's answer for that element
-type (the last float32 step, or the last bf16 step; build/peers/libtutorial.so, from
-lab/peer_lib.cu), cuBLAS (cublasSgeam through CuPy; float32 only), PyTorch (eager and
-torch.compile), a tiled Triton kernel (lab/peer_triton.py), a CuTe kernel (build/peers/libcute.so,
-from lab/peer_cute.cu), JAX and CuPy (float32 only). A peer whose library is missing, or that has
-no transpose of the element type, is skipped (a line
-`skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose (of the
-bf16 bit patterns for bf16: numpy has no bf16), on an output poisoned with NaN, before it is timed
-as the C harness times (docs/timing.md): per run, poison y, flush L2, event, op, event, in batches
-held behind a GPU-side sleep so that the host's launches never fall in a timed window. The peers take
-turns: a shape's timed runs are split into rounds, each running every peer. JAX runs on
-its own stream, timed by the host clock (the `method` column says so). --once runs each op once
-inside an NVTX range `once`, for Nsight Compute, and writes nothing.
+In one process, on one input x and one output y: the copy bound (y.copy_(x), the denominator of
+"% of copy"), the tutorial's answer for the element type (build/peers/libtutorial.so) and the peers that
+--peers names. A peer whose library is missing, or that has no transpose of the element type, is skipped
+(a line `skip: <peer>: <why>`, a SKIP row). Each is checked bit for bit against numpy's transpose, on
+an output poisoned with NaN, then timed as the C harness times (docs/timing.md; the env file's
+`timing method`). --once runs each op once inside an NVTX range `once`, for Nsight Compute.
 
 gbps = 2 x rows x cols x element bytes (4 or 2) / median, in 1e9 B/s; pct_of_copy = copy median /
 median x 100; vs_tutorial = tutorial median / median. Exit codes: 0 every check passed, 1 a wrong
@@ -34,7 +26,6 @@ import re
 import statistics
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 
 import pandas as pd
@@ -99,11 +90,6 @@ class Unavailable(Exception):
 def first_line(err: Exception) -> str:
     lines = str(err).strip().splitlines()
     return lines[0] if lines else type(err).__name__
-
-
-def dotted(version: int) -> str:
-    """cuBLAS's 10000 * major + 100 * minor + patch -> "13.1.0"."""
-    return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
 
 
 class Timer:
@@ -303,19 +289,13 @@ class Tutorial(Peer):
 
 
 def import_cupy(timer: Timer):
-    """CuPy, with PyTorch's stream made its current stream."""
+    """CuPy (14 or newer), with PyTorch's stream made its current stream."""
     try:
         import cupy
     except ImportError as err:
         raise Unavailable(f"CuPy is not installed ({first_line(err)})") from err
     try:
-        if hasattr(timer.stream, "__cuda_stream__"):  # the CUDA stream protocol (CuPy 14)
-            cupy.cuda.Stream.from_external(timer.stream).use()
-        else:
-            with warnings.catch_warnings():  # deprecated since CuPy 14, and still works
-                warnings.simplefilter("ignore", FutureWarning)
-                warnings.simplefilter("ignore", DeprecationWarning)
-                cupy.cuda.ExternalStream(timer.stream.cuda_stream).use()
+        cupy.cuda.Stream.from_external(timer.stream).use()  # the CUDA stream protocol
     except Exception as err:  # e.g. a CuPy built for another CUDA
         raise Unavailable(f"CuPy cannot use the GPU: {first_line(err)}") from err
     return cupy
@@ -337,7 +317,8 @@ class CublasGeam(Peer):
             import cupy.cublas
             from cupy_backends.cuda.libs import cublas
 
-            self.version = dotted(cublas.getVersion(self.cp.cuda.device.get_cublas_handle()))
+            version = cublas.getVersion(self.cp.cuda.device.get_cublas_handle())  # 10000 major + 100 minor + patch
+            self.version = f"{version // 10000}.{version // 100 % 100}.{version % 100}"
         except Exception as err:  # CuPy without its cuBLAS module, or no libcublas
             raise Unavailable(f"cuBLAS through CuPy: {first_line(err)}") from err
         self.geam = cupy.cublas.geam

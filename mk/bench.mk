@@ -1,20 +1,10 @@
 # Measuring the steps (python3 -m lab.bench; --help there says more).
 #
-#   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05" or STEP=05] [BENCH_ARGS="--reps 50"]
+#   make bench [GPU=h200] [SHAPES="4096x4096 ..."] [STEPS="01 05" or STEP=05]
 #   make bench RESUME=1         go on with a sweep that was cut short
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
-#   make study [STUDIES="pattern order"]   the lab's studies (below; all by default, the list lab.bench
-#                               keeps), each -> docs/results/<gpu>-<study>.csv:
-#       narrow    the float32 dispatch and step 13 on matrices narrower or flatter than a tile
-#       pitch     the dispatch on the pitch of out's rows: its alignment, powers of two
-#       runs      the dispatch's choice of run length on odd matrices of few rows or columns
-#       lines     the rule for the L2 line hint on tall matrices, both element types
-#       order     step 13's tile order, down the columns or along the rows, from squares to 100 : 1
-#       pattern   the dispatch beside the bounds of its pattern, near the odd matrices and on the bar's
-#       dispatch, dispatch-bf16   each dispatch beside every kernel it chooses among, on shapes past the
-#                 bar's (common models' weights and activations, odd sizes), which its rule was fitted on
-#       held-out, held-out-bf16   the same on a second set of shapes, never used to fit the rule
-#       timing    the old (write) and new (read) L2 flush, on the float32 answer
+#   make study [STUDIES="pattern order"]   the lab's studies (all by default; python3 -m lab.bench --help
+#                               lists them), each -> docs/results/<gpu>-<study>.csv
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
 #
@@ -35,7 +25,7 @@ bench_gpu    = $(if $(GPU),--gpu '$(GPU)')
 bench: setup $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the shape sweep -> docs/results/<gpu>.csv (fails unless every check is PASS)
 	@$(PYTHON) -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
 	    $(if $(bench_named),--steps '$(bench_named)') $(if $(RERUN),--rerun '$(RERUN)') \
-	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
+	    $(if $(filter-out 0,$(RESUME)),--resume)
 
 STUDIES      ?= all
 STUDY_BIN    := $(BUILD)/study

@@ -5,8 +5,6 @@
 #   build/grade_NN                 student vs reference vs step NN, one harness run
 #   build/grade_NN_solution        the same, with the reference as the student
 #
-# Each grader links the exercise, the solution, the step's own file compiled without its main()
-# (the Makefile's .cu.nomain.o rule) and lab/grade_main.cu compiled for that exercise.
 # python3 -m lab.grade, the one grader, drives them; docs/grading.md explains the whole thing.
 
 EX_DIRS   := $(sort $(wildcard exercises/[0-9][0-9]_*))

@@ -2,18 +2,10 @@
 #
 #   make grade-file GRADE_EX=05 GRADE_SRC=build/grade-work/alice-05/alice.cu
 #
-# compiles GRADE_SRC exactly as mk/exercises.mk compiles exercises/NN_name/exercise.cu
-# (the same NVCCFLAGS, plus the exercise's directory on the include path for its
-# given headers such as block_shape.h or tile_copy.cuh) into alice.cu.o beside it,
-# and links grade_NN beside it from that object, the reference solution, the step
-# and lab/grade_main.cu: the same program as build/grade_NN, with the student's
-# file in place of exercises/NN_name/exercise.cu. `grade-file-object` stops after
-# the object, for the checks of the compiled code that need no GPU.
-#
-# The grader copies the student's file into its own folder under
-# build/grade-work/ (GRADE_WORK moves it: the tests give each grader run its own)
-# first, so every student's objects stay apart and a file that no longer
-# compiles can never leave a stale program behind.
+# compiles GRADE_SRC as mk/exercises.mk compiles exercise.cu (plus the exercise's folder on the include
+# path, for its given headers) and links grade_NN beside it: build/grade_NN with the student's file in
+# place of the exercise's. `grade-file-object` stops after the object (the checks that need no GPU).
+# The grader copies each file into a fresh folder first, so that no stale program is ever left behind.
 
 .PHONY: grade-file grade-file-object
 

@@ -5,20 +5,9 @@
 #   make peers-cute [CUTE_INCLUDE=DIR]   only build build/peers/libcute.so, the CuTe peer
 #   make peers-profile [GPU=h200]   Nsight Compute counters of the peers that lab/profile_plan.csv names
 #
-# lab/peers.py times, in one Python process and on the same input tensor, the
-# copy bound, the tutorial's answer, cuBLAS, PyTorch (eager and torch.compile),
-# a Triton kernel, a CuTe kernel, JAX and CuPy. make peers runs it twice: on float32 with the
-# float32 answer (the last float32 step) -> docs/results/<gpu>-peers.csv, then
-# on bf16 with the bf16 answer (the last step of 2-byte elements)
-# -> docs/results/<gpu>-peers-bf16.csv. PEERS_ARGS go to both runs.
-# Which steps those are, the built programs say (python3 -m lab.machine asks
-# their --describe, in BUILD): make peers-lib builds them, asks, and makes the
-# library in a second make told PEERS_ANSWERS="12 13".
-# It calls each answer's default kernel through one shared library built here:
-#
-#   steps/NN_name/x.cu   both answers, compiled with -DTRANSPOSE_NO_MAIN (kernels and the stepNN table, no main())
-#   lab/peer_lib.cu      plain C functions over the two stepNN tables (tutorial_transpose, ...)
-#   common/*.c, *.cu     the harness the steps' launchers call (cuda_fail, ...)
+# make peers runs lab.peers on float32, then on bf16. The answers are the steps the built programs name
+# (python3 -m lab.machine asks their --describe): make peers-lib asks, then makes the library in a second
+# make told PEERS_ANSWERS="14 14": the answers' files without main(), lab/peer_lib.cu and the harness.
 #
 # build/libcommon.a cannot go into a shared library: its objects are not
 # compiled with -fPIC (the linker stops at check.c.o's reference to stderr:
@@ -27,12 +16,8 @@
 # the same flags as the programs otherwise; the link takes from it only what
 # the steps' launchers call.
 #
-# The CuTe peer (lab/peer_cute.cu) is a library of its own, build/peers/libcute.so,
-# compiled against CUTLASS's cute/ headers: those of the nvidia-cutlass wheel
-# (pyproject.toml's cute extra: pip install --no-deps), found through python, or
-# CUTE_INCLUDE=<the folder holding cute/>.
-# make peers-lib builds it only where the headers are found; lab.peers skips
-# the peer, with a line saying why, where the library is not there.
+# The CuTe peer's library needs CUTLASS's cute/ headers (the nvidia-cutlass wheel, or CUTE_INCLUDE):
+# make peers-lib builds it only where they are found; lab.peers skips the peer where it is missing.
 
 PEERS_STEP     := $(word 1,$(PEERS_ANSWERS))
 PEERS_STEP_16  := $(word 2,$(PEERS_ANSWERS))

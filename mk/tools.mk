@@ -1,17 +1,12 @@
 # Looking inside the kernels: Nsight Compute counters, compute-sanitizer, the SASS summary.
 #
 #   make profile  STEP=06 [ARGS="--shapes 4096x4096 --variant shared_32x8"]
-#   PROFILE_CUBLAS=1 make profile STEP=04       the copy kernel and cuBLAS beside the step's kernels
-#   PROFILE_CSV=file.csv make profile STEP=06   also add the rows to a profile CSV
 #   make profile-plan [STEPS="11 12"]           every step row of lab/profile_plan.csv -> docs/results/<gpu>-profile.csv
 #   make sanitize STEP=06 [ARGS="--shapes 67x131,5x1000+1"]
 #   make sass                                   docs/results/sass-sm_90.csv (no GPU needed)
 #
-# profile and sanitize build the step first; an unknown STEP stops them with
-# one line that lists the steps found (need_step, in the Makefile). Both need
-# a GPU and a tool of the CUDA toolkit; without them they print one line and
-# stop (exit 3, which make reports as "Error 3": scripts should call
-# python3 -m lab.profile / lab.sanitize, whose --help describes the runs).
+# profile and sanitize build the step first. Without a GPU or the tool they stop with one line
+# (make reports exit 3 as "Error 3": scripts call python3 -m lab.profile / lab.sanitize).
 
 .PHONY: profile profile-plan sanitize sass
 
@@ -19,8 +14,7 @@ profile: setup ## Nsight Compute counters of one step's kernels: make profile ST
 	@$(call need_step,profile)
 	@$(PYTHON) -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@$(PYTHON) -m lab.profile step $(if $(filter-out 0,$(PROFILE_CUBLAS)),--baselines) \
-	    $(if $(PROFILE_CSV),--csv '$(PROFILE_CSV)') $(STEP) $(BUILD)/step$(STEP) $(ARGS)
+	@$(PYTHON) -m lab.profile step $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
 profile-plan: setup ## Nsight Compute over lab/profile_plan.csv -> docs/results/<gpu>-profile.csv [STEPS="11 12" keeps the others' rows]
 	@$(PYTHON) -m lab.profile check-env

@@ -1,13 +1,8 @@
 """What every test file shares: the paths, the build, the GPU, and the ways a program may fail.
 
-`make test` runs pytest here.  Before any test, the controller builds every program once,
-showing the build as it goes (`make -k all`, after deleting the programs, so that one which
-no longer builds cannot pass as a stale file); the tests then only run programs.  Without a
-GPU they build for sm_90 alone, in build/sm_90/ (the Makefile's folder for ARCH=sm_90), so
-that `make run` keeps its own build/.  The markers (pyproject.toml) name the sections, so
-`make test PYTEST_ARGS="-m badinput"` runs one.  Tests marked `gpu` report themselves as
-skipped, with the reason, where CUDA sees no GPU.  Tests marked `slow` run with --run-slow
-only (the GPU session and `make grade-selftest` pass it).
+Before any test, the controller builds every program once (`make -k all`, after deleting the programs, so
+that one which no longer builds cannot pass as a stale file). Tests marked `gpu` skip, with the reason,
+where CUDA sees no GPU; those marked `slow` run with --run-slow only.
 """
 
 from __future__ import annotations
@@ -109,22 +104,15 @@ def tagged(tag: str) -> str:
     return ",".join(shapes.tagged(tag))
 
 
-def memory_slots() -> int:
-    """How many checks of more than 2^31 elements fit in this machine's memory at once: one per 40 GiB
-    (their ~26 GB and room for the rest of the suite), at least 1 and at most 4."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return max(1, min(4, total // (40 << 30)))
-
-
 @contextlib.contextmanager
-def host_memory(exclusive: bool = False, slots: int | None = None):
+def host_memory(exclusive: bool = False):
     """Ration host memory between tests that run side by side (pytest-xdist).
 
-    A check of more than 2^31 elements needs ~26 GB of host memory: at most `slots` run at
-    once (default: memory_slots()).  A test that sizes its shape from the memory available now
-    (exclusive) runs with none of them, so that what it measured cannot change under it.
+    A check of more than 2^31 elements needs ~26 GB of host memory: one such check runs at once per 40 GiB
+    (at least 1, at most 4). A test that sizes its shape from the memory available now (exclusive) runs
+    with none of them, so that what it measured cannot change under it.
     """
-    slots = slots or memory_slots()
+    slots = max(1, min(4, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (40 << 30)))
     LOGS.mkdir(parents=True, exist_ok=True)
     with open(LOGS / "host-memory.lock", "w") as gate:
         fcntl.flock(gate, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)

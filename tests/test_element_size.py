@@ -1,9 +1,5 @@
-"""Steps of two element sizes: float32 steps (STEP_DEFINE) and bf16 steps (STEP_DEFINE_16).
-
-The lab asks a step's program its element size (--describe, lab.machine.element_bytes()); these tests check
-that the float32 answer (the last step whose default takes float32) is what make peers and the timing study
-take, that a table never
-compares a bf16 kernel with a float32 one, and that the tutorial's library for lab.peers holds both answers.
+"""Steps of two element sizes (--describe's element_bytes): the answer of each type is what make peers and the
+timing study take, a table never compares a bf16 kernel with a float32 one, and the peers' library holds both.
 """
 
 import ctypes
@@ -34,12 +30,6 @@ def test_a_step_is_float32_unless_its_program_says_2_bytes():
     assert [step for step in STEPS if machine.element_bytes(step) == 2] == ["13"]
     assert machine.steps_of("bf16") == ["13"]
     assert machine.answer_step("float32") == "14" and machine.answer_step("bf16") == "14"   # step 14 takes both
-
-
-def test_the_answers_for_make_peers_lib():
-    result = run([sys.executable, "-m", "lab.machine"])
-    assert_exit(result, 0)
-    assert result.stdout == "14 14\n"   # step 14 is the answer for both types
 
 
 def test_the_timing_study_runs_the_float32_answer():
@@ -120,20 +110,17 @@ def test_the_peers_run_on_the_element_types_of_the_steps():
     assert {name: dtype.bytes for name, dtype in peers.DTYPES.items()} == {"float32": 4, "bf16": 2}
 
 
-def test_the_bf16_peers_have_their_own_shapes_and_file():
+def test_the_bf16_peers_have_their_own_file():
+    """(Their shapes: test_docs.py's test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset.)"""
     args = peers.parse_args(["--dtype", "bf16"])
-    assert [str(shape) for shape in args.shapes] == ["8192x8192", "16384x16384", "32768x32768", "4096x4096",
-                                                     "10007x7919", "16385x16383", "12800x1280", "1280x12800",
-                                                     "20000x20000", "3000x50000", "50000x3000"]
     assert results.path("h200", args.dtype.kind).name == "h200-peers-bf16.csv"
     assert results.path("h200", peers.parse_args([]).dtype.kind).name == "h200-peers.csv"
 
 
-@pytest.mark.parametrize("peer", [peers.CublasGeam, peers.CupyCopyto])
-def test_a_peer_without_a_bf16_transpose_says_why(peer):
+def test_cupy_has_no_bf16():
     timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
-    with pytest.raises(peers.Unavailable, match="bf16"):
-        peer(timer)
+    with pytest.raises(peers.Unavailable, match="CuPy has no bf16"):
+        peers.CupyCopyto(timer)
 
 
 def test_the_cublas_skip_names_the_bf16_steps_own_baseline():

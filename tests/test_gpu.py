@@ -1,8 +1,6 @@
-"""On a GPU: every kernel of every step bit for bit on every shape tagged `check` and `huge`
-in tests/shapes.txt, the full report, compute-sanitizer, the checker's own failures (planted
-wrong kernels), the CSV and flush options, shapes too large to fit, the float32 answer as the
-README runs it, and the tutorial's and the CuTe peer's libraries for lab.peers on both element types.  Without a GPU
-each test is reported as skipped, with the reason."""
+"""On a GPU: every kernel of every step bit for bit, the report, compute-sanitizer, the checker's own failures
+(planted wrong kernels), shapes too large to fit, the float32 answer as the README runs it, and the peers'
+libraries. Without a GPU each test is reported as skipped, with the reason."""
 
 import re
 
