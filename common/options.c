@@ -17,11 +17,15 @@ typedef struct shape_flags {
     shape single;     /**< the one shape that `--rows`, `--cols` and `--offset` describe */
     int single_given; /**< 1 once any of those three appeared */
     int list_given;   /**< 1 once `--shapes` appeared */
+    int size_given;   /**< 1 once `--rows` or `--cols` appeared */
+    int dims_given;   /**< 1 once `--dims` appeared */
+    int perm_rank;    /**< how many axes `--perm` gave; 0 where it did not appear */
 } shape_flags;
 
 /** @brief The flags that take a value, for the "needs a value" message. */
 static const char *const value_flags[] = {"--rows",   "--cols", "--offset",  "--shapes", "--reps",
-                                          "--warmup", "--seed", "--variant", "--flush", "--dtype"};
+                                          "--warmup", "--seed", "--variant", "--flush", "--dtype",
+                                          "--dims",   "--perm"};
 
 void options_defaults(options *opt)
 {
@@ -218,6 +222,8 @@ static int set_switch(const char *flag, options *opt)
         opt->list_variants = 1;
     else if (strcmp(flag, "--describe") == 0)
         opt->describe = 1;
+    else if (strcmp(flag, "--plan") == 0)
+        opt->plan = 1;
     else
         return 0;
     return 1;
@@ -272,6 +278,39 @@ static size_t find_dtype(int argc, char **argv)
     return bytes;
 }
 
+/**
+ * @brief Parse the comma-separated `--dims` (sizes; a 0 is kept for
+ *        tensor_check() to name) or `--perm` (axis numbers) into @p t.
+ * @return the number of items, which may exceed ::PERMUTE_MAX_RANK (only the
+ *         first ones are stored), or -1 with the reason in @p err
+ */
+static int parse_axes(const char *flag, const char *list, tensor_shape *t, char *err, size_t err_len)
+{
+    const int is_dims = strcmp(flag, "--dims") == 0;
+    int count = 0;
+    for (const char *item = list;; ++count) {
+        const char *comma = strchr(item, ',');
+        const size_t length = comma != NULL ? (size_t)(comma - item) : strlen(item);
+        char text[32] = "";
+        size_t value = 0;
+        if (length < sizeof text)
+            memcpy(text, item, length);
+        const int ok = length < sizeof text && (strcmp(text, "0") == 0 || parse_size(text, &value) == 0);
+        if (!ok || (!is_dims && value > 99)) {
+            snprintf(err, err_len, "%s item '%.*s' is not %s", flag, length > 30 ? 30 : (int)length, item,
+                     is_dims ? "a positive integer" : "an axis number");
+            return -1;
+        }
+        if (count < PERMUTE_MAX_RANK && is_dims)
+            t->dims[count] = value;
+        else if (count < PERMUTE_MAX_RANK)
+            t->perm[count] = (int)value;
+        if (comma == NULL)
+            return count + 1;
+        item = comma + 1;
+    }
+}
+
 /** @brief Set one of the flags that take a value; -1 with the reason in @p err if it is bad. */
 static int set_value(const char *flag, const char *value, options *opt, shape_flags *given,
                      char *err, size_t err_len)
@@ -281,10 +320,10 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         given->list_given = 1;
         return parse_shape_list(value, opt, err, err_len);
     } else if (strcmp(flag, "--rows") == 0) {
-        given->single_given = 1;
+        given->single_given = given->size_given = 1;
         ok = parse_size(value, &given->single.rows) == 0;
     } else if (strcmp(flag, "--cols") == 0) {
-        given->single_given = 1;
+        given->single_given = given->size_given = 1;
         ok = parse_size(value, &given->single.cols) == 0;
     } else if (strcmp(flag, "--offset") == 0) {
         given->single_given = 1;
@@ -302,15 +341,45 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         opt->variant = value;
     } else if (strcmp(flag, "--dtype") == 0) {
         ok = parse_dtype(value) != 0;
+    } else if (strcmp(flag, "--dims") == 0) {
+        given->dims_given = 1;
+        opt->tensor.rank = parse_axes(flag, value, &opt->tensor, err, err_len);
+        return opt->tensor.rank < 0 ? -1 : 0;
+    } else if (strcmp(flag, "--perm") == 0) {
+        given->perm_rank = parse_axes(flag, value, &opt->tensor, err, err_len);
+        return given->perm_rank < 0 ? -1 : 0;
     }
     if (!ok)
         snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag, opt));
     return ok ? 0 : -1;
 }
 
+/** @brief Check `--dims` and `--perm`: both or neither, of one rank, instead of `--shapes`, `--rows`, `--cols`. */
+static int settle_tensor(options *opt, const shape_flags *given, char *err, size_t err_len)
+{
+    if (!given->dims_given && given->perm_rank == 0)
+        return 0;
+    if (!given->dims_given || given->perm_rank == 0) {
+        snprintf(err, err_len, "--dims and --perm go together, e.g. --dims 8,4096,32,128 --perm 0,2,1,3");
+        return -1;
+    }
+    if (given->list_given || given->size_given) {
+        snprintf(err, err_len, "--dims cannot be combined with --shapes, --rows or --cols: a run takes one tensor");
+        return -1;
+    }
+    if (given->perm_rank != opt->tensor.rank && opt->tensor.rank <= PERMUTE_MAX_RANK) {
+        snprintf(err, err_len, "--perm has %d axes but --dims %d dimensions: give one axis per dimension",
+                 given->perm_rank, opt->tensor.rank);
+        return -1;
+    }
+    return tensor_check(&opt->tensor, err, err_len);
+}
+
 /** @brief Decide the shape list: `--shapes`, or the one shape of `--rows`/`--cols`/`--offset`. */
 static int settle_shapes(options *opt, const shape_flags *given, char *err, size_t err_len)
 {
+    if (settle_tensor(opt, given, err, err_len) != 0)
+        return -1;
     if (given->list_given && given->single_given) {
         snprintf(err, err_len,
                  "--shapes cannot be combined with --rows, --cols or --offset: "
@@ -339,7 +408,7 @@ int parse_step_options(int argc, char **argv, size_t element_bytes, options *opt
     options_defaults(opt);
     opt->element_bytes = find_dtype(argc, argv);
     opt->max_offset = (int)(16 / (opt->element_bytes ? opt->element_bytes : element_bytes)) - 1;
-    shape_flags given = {.single = opt->shapes[0], .single_given = 0, .list_given = 0};
+    shape_flags given = {.single = opt->shapes[0]};
     for (int i = 1; i < argc; ++i) {
         const char *flag = argv[i];
         if (set_switch(flag, opt))
@@ -380,6 +449,10 @@ void print_options_help(FILE *out, size_t element_bytes)
             "  --variant NAME   run only this kernel of the step (default: all of them)\n"
             "  --dtype T        element type, f32 or bf16, for a step whose kernels take both\n"
             "                   (default: the step's own, below)\n"
+            "  --dims D,D,...   a tensor of 1 to 6 dimensions instead of a matrix, for a step\n"
+            "  --perm P,P,...   of tensor kernels (step 15): output dimension i is input dimension\n"
+            "                   P[i], e.g. --dims 8,4096,32,128 --perm 0,2,1,3 (--offset applies)\n"
+            "  --plan           print how the tensor (or the first shape) folds, as JSON, and exit\n"
             "  --list-variants  print NAME<TAB>MIN_CC<TAB>SUMMARY per kernel and exit\n"
             "                   (no GPU needed)\n"
             "  --describe       print the step as one JSON object and exit (no GPU needed): its\n"

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "permute.h"   // tensor_shape: `--dims` and `--perm`
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,6 +66,8 @@ typedef struct options {
     const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
     int max_offset;           /**< largest offset the step takes: 3 floats, or 7 2-byte elements */
     size_t element_bytes;     /**< `--dtype`: 4 (f32) or 2 (bf16); 0 where not given: the step's own type */
+    tensor_shape tensor;      /**< `--dims` and `--perm` (a step with tensor kernels); rank 0 where not given */
+    int plan;                 /**< print the fold of the tensor (or the first shape) as JSON and exit (`--plan`) */
 } options;
 
 /** @brief Fill @p opt with the defaults above: one 8192 x 8192 shape, L2 flushed by reading. */

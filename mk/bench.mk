@@ -14,6 +14,7 @@
 #       dispatch, dispatch-bf16   each dispatch beside every kernel it chooses among, on shapes it was not
 #                 tuned on (common models' weights and activations, odd sizes)
 #       timing    the old (write) and new (read) L2 flush, on the float32 answer
+#       permute   step 15 on the permutes of ML code, both element types (make bench runs it too)
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
 #
@@ -35,6 +36,9 @@ bench: setup $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the
 	@$(PYTHON) -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
 	    $(if $(bench_named),--steps '$(bench_named)') $(if $(RERUN),--rerun '$(RERUN)') \
 	    $(if $(filter-out 0,$(RESUME)),--resume) $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)')
+	@# Step 15 permutes tensors: beside its matrices in the sweep, the tensors of lab.bench's permute study.
+	@$(if $(filter 15,$(BENCH_STEPS)),$(PYTHON) -m lab.bench --study permute --build '$(BUILD)' $(bench_gpu) \
+	    $(if $(BENCH_ARGS),--program-args='$(BENCH_ARGS)'))
 
 STUDIES      ?= all
 STUDY_BIN    := $(BUILD)/study

@@ -481,10 +481,10 @@ static report_row timed_row(row_kind kind, const char *name, double median, size
     return row;
 }
 
-/* C names all five members; in C++ (the step files) four mean a transpose. */
+/* C names all seven members; in C++ (the step files) four mean a transpose. */
 static const kernel_variant fake_variants[] = {
-    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
-    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE, NULL},
+    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
+    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE, NULL, NULL},
 };
 static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL, sizeof(float)};
 
@@ -505,7 +505,7 @@ static void test_report_csv(void)
     rows[5].output = OUTPUT_COPY;
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 6, sizeof(float)};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 6, sizeof(float), NULL};
 
     /* 1024 x 1024 floats read and written in 1 ms: 8.388608 GB/s.
      * The copy bound is memcpy's 1.0 ms: the bound copies too, faster, but is no baseline. */
@@ -544,7 +544,7 @@ static void test_report_check_lines(void)
              "needs compute capability 9.0, this GPU is 8.6");
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 4, sizeof(float)};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 4, sizeof(float), NULL};
     const char *want = "PASS 05 fast 33x4097+1\n"
                        "FAIL 05 wrong 33x4097+1 (12 wrong elements)\n"
                        "FAIL 05 one_off 33x4097+1 (1 wrong element)\n"
@@ -587,7 +587,7 @@ static void test_bound_rows(void)
     snprintf(transpose.label, sizeof transpose.label, "05 fast");
     snprintf(bound.label, sizeof bound.label, "05 copy");
     report_row rows[3] = {memcpy_row, transpose, bound};
-    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3, sizeof(float)};
+    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3, sizeof(float), NULL};
     expect(copy_bound_ms(&with_bound) == 1.0, "bound: never taken as the copy bound");
 
     char text[4096];
@@ -598,7 +598,7 @@ static void test_bound_rows(void)
     expect(strstr(text, "\n05 copy is a bound, not a transpose") != NULL &&
                strstr(text, "05 fast is a bound") == NULL,
            "bound: the table names it under the table as a bound");
-    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2, sizeof(float)};
+    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2, sizeof(float), NULL};
     capture(print_table, &without_bound, text, sizeof text);
     expect(strstr(text, "is a bound") == NULL, "bound: no note when there is no bound");
 }
@@ -624,8 +624,8 @@ static void test_copy_checked_as_copy(void)
 static void test_default_must_transpose(void)
 {
     static const kernel_variant copy_first[] = {
-        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY, NULL},
-        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
+        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY, NULL, NULL},
+        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
     };
     const step_desc step = {"05", "fake", "A fake step", copy_first, 2, NULL, sizeof(float)};
     char *argv[] = {(char *)"prog", (char *)"--check-only", (char *)"--shapes", (char *)"1x1",
@@ -673,8 +673,8 @@ static void test_variant_list(void)
 static void test_description(void)
 {
     const kernel_variant variants[] = {
-        {"fast", "a \"fast\" kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
-        {"copy", "a\\b\tc", NULL, 90, OUTPUT_COPY, NULL},
+        {"fast", "a \"fast\" kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
+        {"copy", "a\\b\tc", NULL, 90, OUTPUT_COPY, NULL, NULL},
     };
     const step_desc step = {"05", "fake", "A \"fake\" step", variants, 2, NULL, sizeof(float)};
     char text[1024];
@@ -689,6 +689,7 @@ static void test_description(void)
                         "  \"element_bytes\": 4,\n"
                         "  \"default_variant\": \"fast\",\n"
                         "  \"element_types\": [\"float32\"],\n"
+                        "  \"tensors\": false,\n"
                         "  \"variants\": [\n"
                         "    {\"name\": \"fast\", \"min_cc\": 0, \"role\": \"kernel\", \"element_types\": [\"float32\"], "
                         "\"summary\": \"a \\\"fast\\\" kernel\"},\n"

@@ -1,6 +1,6 @@
-"""Host unit tests: common/'s host code (test_common), the folding rule of step 15 (test_permute) and the index arithmetic of steps 11-12
-(test_tiles) and step 13 (test_tiles16) played on the host.  Each program prints one `PASS name`
-or `FAIL name` line per check; each line is a subtest here, so that a failure names its check."""
+"""Host unit tests: common/'s host code (test_common), step 15's folding rule (test_permute), and the
+index arithmetic of steps 11-12 (test_tiles) and step 13 (test_tiles16) played on the host.  Each program prints one
+`PASS name` or `FAIL name` line per check; each line is a subtest here, so that a failure names its check."""
 
 import pytest
 
