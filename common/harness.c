@@ -65,10 +65,10 @@ typedef struct bench {
 /** @brief The buffers of one shape, the same for every row. */
 typedef struct matrices {
     shape shape;               /**< what they hold; a tensor's count / plan.cols x plan.cols */
-    char text[TENSOR_TEXT_MAX + SHAPE_TEXT_MAX]; /**< as the command line writes it, e.g. "33x4097+1" */
+    char text[ANY_SHAPE_TEXT_MAX]; /**< as the command line writes it, e.g. "33x4097+1" or "3x5x7:210" */
     tensor_shape tensor;       /**< a tensor step's tensor: `--dims`, or the matrix as one */
     permute_plan plan;         /**< its fold, which a tensor kernel is given */
-    int from_dims;             /**< 1 where the tensor came from `--dims` */
+    int from_dims;             /**< 1 where the shape is a tensor (`--dims`, or one in `--shapes`) */
     size_t count;              /**< rows * cols */
     size_t element_bytes;      /**< 4 (float32) or 2 */
     size_t bytes;              /**< count * element_bytes */
@@ -361,9 +361,10 @@ static size_t bytes_needed(size_t copies, size_t bytes, size_t extra)
 }
 
 /**
- * @brief A tensor step's tensor and its fold: `--dims` with the matrix the
- *        report shows for it (count / plan.cols x plan.cols), or the matrix @p s
- *        as a rank-2 tensor. Where the step transposes matrices, nothing.
+ * @brief A tensor step's tensor and its fold: a tensor shape (`--dims`, or
+ *        a tensor in `--shapes`) with the matrix the report shows for it
+ *        (count / plan.cols x plan.cols), or the matrix @p s as a rank-2
+ *        tensor. Where the step transposes matrices, nothing.
  */
 static void tensor_open(matrices *m, const shape *s, const bench *b)
 {
@@ -371,18 +372,13 @@ static void tensor_open(matrices *m, const shape *s, const bench *b)
     format_shape(s, m->text, sizeof m->text);
     if (!b->tensor_step)
         return;
-    m->from_dims = b->opt.tensor.rank > 0;
-    m->tensor = m->from_dims ? b->opt.tensor : tensor_of_matrix(s->rows, s->cols);
+    m->from_dims = s->tensor.rank > 0;
+    m->tensor = m->from_dims ? s->tensor : tensor_of_matrix(s->rows, s->cols);
     permute_fold(&m->tensor, &m->plan);
     if (!m->from_dims)
         return;
     m->shape.cols = m->plan.cols;
     m->shape.rows = m->plan.count / m->plan.cols;
-    char text[TENSOR_TEXT_MAX];
-    format_tensor(&m->tensor, text, sizeof text);
-    snprintf(m->text, sizeof m->text, "%s+%zu", text, s->offset);
-    if (s->offset == 0)
-        *strrchr(m->text, '+') = '\0';
 }
 
 /** @brief Check that the shape fits, allocate both sides, make the input and the reference. */
@@ -667,13 +663,16 @@ static int handle_command_line(int argc, char **argv, bench *b)
     b->tensor_step = b->step->variants[0].permute != NULL;
     if (b->opt.plan) {
         const shape *s = &b->opt.shapes[0];
-        const tensor_shape t = b->opt.tensor.rank > 0 ? b->opt.tensor : tensor_of_matrix(s->rows, s->cols);
+        const tensor_shape t = s->tensor.rank > 0 ? s->tensor : tensor_of_matrix(s->rows, s->cols);
         permute_plan plan;
         permute_fold(&t, &plan);
         print_permute_plan(stdout, &t, &plan);
         return EXIT_PASS;
     }
-    if (b->opt.tensor.rank > 0 && !b->tensor_step) {
+    int tensors = 0;
+    for (int i = 0; i < b->opt.shape_count; ++i)
+        tensors += b->opt.shapes[i].tensor.rank > 0;
+    if (tensors > 0 && !b->tensor_step) {
         fprintf(stderr, "error: step %s transposes matrices: --dims and --perm are for a step of tensor kernels "
                 "(step 15); give --shapes instead\n", b->step->number);
         return EXIT_USAGE;

@@ -11,24 +11,24 @@
 int tensor_check(const tensor_shape *t, char *err, size_t err_len)
 {
     if (t->rank < 1 || t->rank > PERMUTE_MAX_RANK) {
-        snprintf(err, err_len, "--dims has %d dimensions: a tensor has 1 to %d", t->rank, PERMUTE_MAX_RANK);
+        snprintf(err, err_len, "the tensor has %d dimensions: a tensor has 1 to %d", t->rank, PERMUTE_MAX_RANK);
         return -1;
     }
     int seen[PERMUTE_MAX_RANK] = {0};
     for (int i = 0; i < t->rank; ++i) {
         if (t->perm[i] < 0 || t->perm[i] >= t->rank || seen[t->perm[i]]++) {
-            snprintf(err, err_len, "--perm is not a permutation of 0 to %d: each must appear once", t->rank - 1);
+            snprintf(err, err_len, "the axes are not a permutation of 0 to %d: each must appear once", t->rank - 1);
             return -1;
         }
     }
     size_t count = 1;
     for (int i = 0; i < t->rank; ++i) {
         if (t->dims[i] == 0) {
-            snprintf(err, err_len, "--dims item %d is 0: every dimension must be at least 1", i);
+            snprintf(err, err_len, "dimension %d of the tensor is 0: every dimension must be at least 1", i);
             return -1;
         }
         if (count > SIZE_MAX / 8 / t->dims[i]) {
-            snprintf(err, err_len, "the --dims tensor needs more bytes than a size_t can count");
+            snprintf(err, err_len, "the tensor needs more bytes than a size_t can count");
             return -1;
         }
         count *= t->dims[i];
@@ -56,8 +56,8 @@ void format_tensor(const tensor_shape *t, char *out, size_t out_len)
     out[0] = '\0';
     for (int i = 0; i < t->rank && used < out_len; ++i)
         used += (size_t)snprintf(out + used, out_len - used, "%s%zu", i ? "x" : "", t->dims[i]);
-    for (int i = 0; i < t->rank && used < out_len; ++i)
-        used += (size_t)snprintf(out + used, out_len - used, "%s%d", i ? "," : ":", t->perm[i]);
+    for (int i = 0; i < t->rank && used < out_len; ++i)   /* one digit an axis: no comma, so it fits a --shapes list */
+        used += (size_t)snprintf(out + used, out_len - used, "%s%d", i ? "" : ":", t->perm[i]);
 }
 
 const char *permute_kind_name(permute_kind kind)

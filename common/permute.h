@@ -37,7 +37,7 @@ extern "C" {
 #define PERMUTE_MAX_RANK 6
 /** @brief Most batch dimensions a plan has: all but the run of a strided copy. */
 #define PERMUTE_MAX_BATCH (PERMUTE_MAX_RANK - 1)
-/** @brief Room for a tensor written as text, `8x4096x32x128:0,2,1,3`, with its NUL. */
+/** @brief Room for a tensor written as text, `8x4096x32x128:0213`, with its NUL. */
 #define TENSOR_TEXT_MAX 160
 
 /** @brief A tensor and its permutation, as the command line gives them (`--dims`, `--perm`). */
@@ -94,7 +94,7 @@ size_t tensor_count(const tensor_shape *t);
 /** @brief The 2-D transpose as a tensor: dims {rows, cols}, perm {1, 0}. */
 tensor_shape tensor_of_matrix(size_t rows, size_t cols);
 
-/** @brief Write @p t as `8x4096x32x128:0,2,1,3`. */
+/** @brief Write @p t as `8x4096x32x128:0213`: one digit an axis, as `--shapes` takes a tensor. */
 void format_tensor(const tensor_shape *t, char *out, size_t out_len);
 
 /** @brief Fold a valid @p t (tensor_check()) into @p plan: the rule above. */

@@ -5,8 +5,6 @@
  */
 #include "report.h"
 
-#include <string.h>
-
 #include "matrix.h"
 #include "timing.h"
 
@@ -314,15 +312,8 @@ static void print_wrong(FILE *out, const report_row *row)
 
 void print_check_lines(FILE *out, const report *r)
 {
-    char shape_text[TENSOR_TEXT_MAX + SHAPE_TEXT_MAX];
-    format_shape(r->shape, shape_text, sizeof shape_text);
-    if (r->tensor != NULL) {   /* the tensor, and its offset as a matrix's is written */
-        char tensor_text[TENSOR_TEXT_MAX];
-        format_tensor(r->tensor, tensor_text, sizeof tensor_text);
-        snprintf(shape_text, sizeof shape_text, "%s+%zu", tensor_text, r->shape->offset);
-        if (r->shape->offset == 0)
-            *strrchr(shape_text, '+') = '\0';
-    }
+    char shape_text[ANY_SHAPE_TEXT_MAX];
+    format_shape(r->shape, shape_text, sizeof shape_text);   /* a tensor as `3x5x7:210` */
     for (int i = 0; i < r->count; ++i) {
         const report_row *row = &r->rows[i];
         const char *word = row_check_word(row);

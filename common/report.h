@@ -85,7 +85,7 @@ typedef struct report {
     const report_row *rows; /**< one entry per row */
     int count;              /**< number of rows */
     size_t element_bytes;   /**< 4 or 2: the step's own type, or the one `--dtype` chose */
-    const tensor_shape *tensor; /**< the `--dims` tensor, whose fold the shape's rows and cols are; else NULL */
+    const tensor_shape *tensor; /**< the shape's tensor, whose fold its rows and cols are; NULL for a matrix */
 } report;
 
 /** @brief The median time of the copy bound (the faster copy), or 0 if none was timed. */

@@ -369,14 +369,14 @@ static void test_shapes_exclusive(void)
 static void test_format_shape(void)
 {
     char text[SHAPE_TEXT_MAX];
-    const shape plain = {33, 4097, 0}, shifted = {33, 4097, 1};
+    const shape plain = {.rows = 33, .cols = 4097}, shifted = {.rows = 33, .cols = 4097, .offset = 1};
     format_shape(&plain, text, sizeof text);
     expect(strcmp(text, "33x4097") == 0, "shapes: 33x4097 is written without +0");
     format_shape(&shifted, text, sizeof text);
     expect(strcmp(text, "33x4097+1") == 0, "shapes: an offset is written as +1");
 
-    const shape largest = {SIZE_MAX / 4, 1, MAX_OFFSET};
-    shape back = {0, 0, 0};
+    const shape largest = {.rows = SIZE_MAX / 4, .cols = 1, .offset = MAX_OFFSET};
+    shape back = {.rows = 0};
     format_shape(&largest, text, sizeof text);
     expect(parse_shape(text, &back) == 0 && is_shape(&back, largest.rows, 1, MAX_OFFSET),
            "shapes: the longest shape text fits SHAPE_TEXT_MAX and parses back");
@@ -493,7 +493,7 @@ static void test_report_csv(void)
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.name, sizeof gpu.name, "NVIDIA Test, GPU");
-    const shape s = {1024, 1024, 1};
+    const shape s = {.rows = 1024, .cols = 1024, .offset = 1};
     report_row rows[6] = {
         timed_row(ROW_MEMCPY, "memcpy", 1.0, 0), timed_row(ROW_COPY_KERNEL, "copy_kernel", 2.0, 0),
         timed_row(ROW_CUBLAS, "cublas", 1.25, 0), timed_row(ROW_VARIANT, "fast", 0.5, 0),
@@ -535,7 +535,7 @@ static void test_report_check_lines(void)
 {
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
-    const shape s = {33, 4097, 1};
+    const shape s = {.rows = 33, .cols = 4097, .offset = 1};
     report_row rows[4] = {
         timed_row(ROW_VARIANT, "fast", 0.0, 0), timed_row(ROW_VARIANT, "wrong", 0.0, 12),
         timed_row(ROW_VARIANT, "one_off", 0.0, 1), timed_row(ROW_VARIANT, "tma", 0.0, 0)};
@@ -580,7 +580,7 @@ static void test_bound_rows(void)
 
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
-    const shape s = {33, 65, 0};
+    const shape s = {.rows = 33, .cols = 65};
     options opt;
     options_defaults(&opt);
     snprintf(memcpy_row.label, sizeof memcpy_row.label, "cudaMemcpy D2D");

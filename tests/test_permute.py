@@ -21,14 +21,19 @@ TENSORS = [("8,4096,32,128", "0,2,1,3"), ("8,32,4096,128", "0,2,1,3"), ("64,2048
 
 @pytest.mark.badinput
 @pytest.mark.parametrize(("args", "message"), [
-    (["--dims", "2,3,4", "--perm", "0,0,1"], "error: --perm is not a permutation of 0 to 2"),
-    (["--dims", "2,0,4", "--perm", "0,2,1"], "error: --dims item 1 is 0"),
-    (["--dims", "1,1,1,1,1,1,1", "--perm", "0,1,2,3,4,5,6"], "error: --dims has 7 dimensions"),
-    (["--dims", "2,3", "--perm", "1,0,2"], "error: --perm has 3 axes but --dims 2 dimensions"),
+    (["--dims", "2,3,4", "--perm", "0,0,1"], "error: the axes are not a permutation of 0 to 2"),
+    (["--dims", "2,0,4", "--perm", "0,2,1"], "error: dimension 1 of the tensor is 0"),
+    (["--dims", "1,1,1,1,1,1,1", "--perm", "0,1,2,3,4,5,6"], "error: the tensor has 7 dimensions"),
+    (["--dims", "2,3", "--perm", "1,0,2"], "error: the permutation has 3 axes but the tensor 2 dimensions"),
     (["--dims", "2,3"], "error: --dims and --perm go together"),
     (["--dims", "2,3", "--perm", "1,0", "--shapes", "4x4"], "error: --dims cannot be combined"),
     (["--dims", "2,x", "--perm", "1,0"], "error: --dims item 'x' is not a positive integer"),
-], ids=["not a permutation", "a dimension of 0", "rank 7", "ranks differ", "no perm", "with shapes", "not a number"])
+    (["--shapes", "2x3x4:001"], "error: the axes are not a permutation of 0 to 2"),
+    (["--shapes", "8x8,2x0x4:021"], "error: dimension 1 of the tensor is 0"),
+    (["--shapes", "1x1x1x1x1x1x1:0123456"], "error: the tensor has 7 dimensions"),
+    (["--shapes", "3x5x7:210+9"], "error: --shapes offset '+9' is not 0-3"),
+], ids=["not a permutation", "a dimension of 0", "rank 7", "ranks differ", "no perm", "with shapes", "not a number",
+        "shapes: not a permutation", "shapes: a dimension of 0", "shapes: rank 7", "shapes: offset"])
 def test_a_bad_tensor_is_refused(args, message):
     result = run([STEP, *args], **NO_GPU)
     assert result.returncode == 2, first_lines(result.stderr)
@@ -36,8 +41,9 @@ def test_a_bad_tensor_is_refused(args, message):
 
 
 @pytest.mark.badinput
-def test_a_step_of_matrices_refuses_a_tensor():
-    result = run([BUILD / "step14", "--dims", "2,3", "--perm", "1,0"], **NO_GPU)
+@pytest.mark.parametrize("args", [["--dims", "2,3", "--perm", "1,0"], ["--shapes", "8x8,2x3:10"]])
+def test_a_step_of_matrices_refuses_a_tensor(args):
+    result = run([BUILD / "step14", *args], **NO_GPU)
     assert result.returncode == 2 and "for a step of tensor kernels" in one_error_line(result)
 
 
