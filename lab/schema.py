@@ -18,10 +18,12 @@ REFERENCE = ("exercise", "kernel", "role", "rows", "cols", "offset", "median_ms"
              "pct_of_copy", "vs_cublas", "source", "sha256", "gpu", "driver", "cuda", "date")
 TIMING = BENCH + ("flush",)
 PERMUTE = BENCH + ("dtype", "dims", "perm")  # step 15's tensors: rows x cols is the fold's matrix (its count)
+PEERS_PERMUTE = PEERS + ("dims", "perm")  # lab.peers_permute: rows x cols is the count, the last dimension as cols
 SASS = ("step", "kernel", "registers", "shared_bytes", "stack_bytes", "instruction", "count")
 
 LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFERENCE,
-           "timing": TIMING, "sass": SASS, "permute": PERMUTE}
+           "timing": TIMING, "sass": SASS, "permute": PERMUTE,
+           "peers-permute": PEERS_PERMUTE}
 
 # The `role` column says which rows are baselines, never a kernel's name:
 #   copy     a plain copy of the same bytes; a run's copy bound is the fastest
@@ -31,4 +33,5 @@ LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFE
 #   tutorial, peer   the peers run: the tutorial's answer (the last step of the element type), the others
 STEP_ROLES = ("copy", "library", "kernel", "bound")
 ROLES = {"bench": STEP_ROLES, "timing": STEP_ROLES, "permute": STEP_ROLES, "profile": STEP_ROLES + ("peer", "tutorial"),
-         "peers": ("copy", "tutorial", "peer"), "reference": ("copy", "library", "kernel")}
+         "peers": ("copy", "tutorial", "peer"), "peers-permute": ("copy", "tutorial", "peer"),
+         "reference": ("copy", "library", "kernel")}
