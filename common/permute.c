@@ -94,7 +94,7 @@ static void strides_of(const size_t *dims, int rank, size_t *strides)
  */
 static void fold_dimensions(const tensor_shape *t, permute_plan *p)
 {
-    int kept_as[PERMUTE_MAX_RANK];   /* input dimension -> its index once size-1 ones are gone, or -1 */
+    int kept_as[PERMUTE_MAX_RANK] = {0};   /* input dimension -> its index once size-1 ones are gone, or -1 */
     int kept = 0;
     for (int i = 0; i < t->rank; ++i)
         kept_as[i] = t->dims[i] > 1 ? kept++ : -1;
@@ -113,7 +113,7 @@ static void fold_dimensions(const tensor_shape *t, permute_plan *p)
     }
 
     /* Folded input dimension of each group: how many groups start before it in the input. */
-    int folded_of_kept[PERMUTE_MAX_RANK];
+    int folded_of_kept[PERMUTE_MAX_RANK] = {0};
     p->rank = groups;
     for (int g = 0; g < groups; ++g) {
         int position = 0;
