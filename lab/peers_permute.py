@@ -54,6 +54,7 @@ class Step15(peers.Peer):
             raise peers.Unavailable(f"{self.lib_path} not found: run 'make peers-permute', which builds it first")
         self.lib = ctypes.CDLL(str(self.lib_path))
         self.lib.permute_kernel_name.restype = self.lib.permute_launch_error.restype = ctypes.c_char_p
+        self.lib.permute_tensor.restype = ctypes.c_size_t
         self.version, self.op = "step 15", self.lib.permute_kernel_name().decode()
 
     def arrays(self, case):
@@ -127,10 +128,7 @@ class JaxPermute(peers.JaxJit):
     def make(self, case):
         perm = case.perm
         self.transpose = self.jax.jit(lambda a: self.jnp.transpose(a, perm))
-        return super().make(case)
-
-    def check(self, case, run):
-        return super().check(case, lambda: run().reshape(case.cols, case.rows))
+        return super().make(case)  # its check compares the elements in order, whatever the output's shape
 
 
 class CuTensor(peers.Peer):

@@ -38,7 +38,8 @@ static __global__ void __launch_bounds__(THREADS, REGISTER_LOAD_BLOCKS_PER_SM)
 batched_tiles(const T *__restrict__ in, T *__restrict__ out, const permute_plan plan)
 {
     __shared__ T tile[TILE * TILE];
-    for (size_t t = blockIdx.x; t < batch_tiles(plan); t += gridDim.x) {
+    const size_t tiles = batch_tiles(plan);
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         size_t batch, row0, col0, in_at, out_at;
         batch_tile(plan, t, &batch, &row0, &col0);
         batch_start(plan, batch, &in_at, &out_at);
