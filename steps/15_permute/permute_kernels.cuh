@@ -6,7 +6,8 @@
  * - A batched 2-D transpose: step 09's 64 x 64 tile, its 16-byte kernel's
  *   pieces (load_chunk_column(), chunk_slot(), store_block_vec4()) or its
  *   4-byte kernel's work on one tile (transpose_tile_pitched()), given a
- *   batch index and the strides of the plan. The grid is one long line of
+ *   batch index and the strides of the plan; in bf16, step 13's 16-byte
+ *   tile and PRMT store (t16_load(), t16_store_prmt()) the same way. The grid is one long line of
  *   tiles, every matrix of the batch after the other, walked in a loop: a
  *   batch larger than a grid dimension is no special case.
  * - A strided copy: each run (the innermost dimension) is copied whole by a
@@ -26,6 +27,7 @@
 #include "permute.h"                         // permute_plan, permute_batch_offsets()
 #include "steps/09_shared64/tile64.cuh"      // TILE, the block, chunk_slot(), store_block_vec4(),
                                              // load_chunk_column(), transpose_tile_pitched()
+#include "steps/13_bf16/bf16.cuh"            // tile16, t16_load(), t16_store_prmt(): step 13's 16-byte bf16 tile
 
 /** Most blocks a launch of this step asks for; the kernels loop over the rest of their work. */
 #define PERMUTE_MAX_BLOCKS ((size_t)1 << 20)
@@ -98,26 +100,64 @@ batched_tiles_vec4(const float *__restrict__ in, float *__restrict__ out, const 
     }
 }
 
-/** @brief Whether every offset, pitch and side of the batch is whole 16-byte chunks of floats. */
-static inline bool batched_vec4_fits(const float *in, const float *out, const permute_plan &plan)
+/** The bf16 tile of the batched 16-byte kernel: step 13's 64 x 64, which fills the GPU on small matrices too. */
+using batch_tile16 = tile16<64, 64>;
+
+/**
+ * @brief Step 13's 16-byte kernel over a batch of 2-byte elements: its load
+ *        and its PRMT store, with the matrix's offsets and pitches (their
+ *        `cols` and `rows` are the pitches of `in` and `out`). Only where
+ *        batched_chunks_fit() with 8 elements a chunk.
+ */
+static __global__ void __launch_bounds__(T16_THREADS, T16_TILE_BLOCKS(64 * 64))
+batched_tiles_vec8(const uint16_t *__restrict__ in, uint16_t *__restrict__ out, const permute_plan plan)
 {
-    bool fits = is_aligned_16(in) && is_aligned_16(out) && plan.rows % VEC == 0 && plan.cols % VEC == 0 &&
-                plan.in_pitch % VEC == 0 && plan.out_pitch % VEC == 0;
+    using Tile = batch_tile16;
+    __shared__ uint4 tile[Tile::rows * Tile::chunks_per_row];
+    const size_t tiles_x = ceil_div(plan.cols, Tile::cols);
+    const size_t per_matrix = tiles_x * ceil_div(plan.rows, Tile::rows);
+    for (size_t t = blockIdx.x; t < per_matrix * plan.batches; t += gridDim.x) {
+        size_t in_at, out_at;
+        permute_batch_offsets(&plan, t / per_matrix, &in_at, &out_at);
+        const size_t row0 = t % per_matrix / tiles_x * Tile::rows, col0 = t % per_matrix % tiles_x * Tile::cols;
+        const unsigned height = t16_extent(plan.rows, row0, Tile::rows);
+        const unsigned width = t16_extent(plan.cols, col0, Tile::cols);
+        t16_load<Tile>(tile, reinterpret_cast<const uint4 *>(in + in_at), plan.in_pitch, row0, col0, height, width,
+                       threadIdx.x);
+        __syncthreads();
+        t16_store_prmt<Tile>(tile, reinterpret_cast<uint4 *>(out + out_at), plan.out_pitch, row0, col0, height,
+                             width, threadIdx.x);
+        __syncthreads();
+    }
+}
+
+/**
+ * @brief Whether every offset, pitch and side of the batch is whole 16-byte
+ *        chunks of @p per_chunk elements, from pointers on 16 bytes.
+ */
+static inline bool batched_chunks_fit(const void *in, const void *out, const permute_plan &plan, size_t per_chunk)
+{
+    bool fits = is_aligned_16(in) && is_aligned_16(out) && plan.rows % per_chunk == 0 &&
+                plan.cols % per_chunk == 0 && plan.in_pitch % per_chunk == 0 && plan.out_pitch % per_chunk == 0;
     for (int d = 0; d < plan.batch_rank; ++d)
-        fits = fits && plan.batch_in_stride[d] % VEC == 0 && plan.batch_out_stride[d] % VEC == 0;
+        fits = fits && plan.batch_in_stride[d] % per_chunk == 0 && plan.batch_out_stride[d] % per_chunk == 0;
     return fits;
 }
 
-/** @brief Launch the batched tile transpose: 16-byte accesses where they fit (float), else element by element. */
+/** @brief Launch the batched tile transpose: 16-byte accesses where they fit, else element by element. */
 static inline size_t batched_tiles_launch(const void *in, void *out, const permute_plan &plan, size_t element_bytes,
                                           bool vectors, cudaStream_t stream)
 {
     const dim3 block(BLOCK_COLS, BLOCK_ROWS);
-    const size_t tiles = batch_tiles(plan);
+    const size_t tiles = batch_tiles(plan);   // 64 x 64: the tile of both 16-byte kernels too
     const dim3 grid((unsigned)(tiles < PERMUTE_MAX_BLOCKS ? tiles : PERMUTE_MAX_BLOCKS));
+    if (element_bytes == 2 && vectors && batched_chunks_fit(in, out, plan, T16_CHUNK)) {
+        batched_tiles_vec8<<<grid, T16_THREADS, 0, stream>>>((const uint16_t *)in, (uint16_t *)out, plan);
+        return threads_launched(grid, dim3(T16_THREADS));
+    }
     if (element_bytes == 2)
         batched_tiles_words<<<grid, block, 0, stream>>>((const uint16_t *)in, (uint16_t *)out, plan);
-    else if (vectors && batched_vec4_fits((const float *)in, (const float *)out, plan))
+    else if (vectors && batched_chunks_fit(in, out, plan, VEC))
         batched_tiles_vec4<<<grid, block, 0, stream>>>((const float *)in, (float *)out, plan);
     else
         batched_tiles_words<<<grid, block, 0, stream>>>((const float *)in, (float *)out, plan);
