@@ -1,10 +1,11 @@
 /**
  * @file test_permute_tiles.cu
- * @brief Host tests of step 15's 16-byte batched transposes
- *        (steps/15_permute/permute_kernels.cuh): every tile of every matrix
- *        of a batch is loaded and stored by 256 emulated threads, on folded
- *        tensors whose matrices are whole chunks, with partial tiles, pitches
- *        that differ from the sides, and batches of one to three dimensions.
+ * @brief Host tests of step 15's 16-byte batched transposes and strided
+ *        copy (steps/15_permute/permute_kernels.cuh): every tile of every
+ *        matrix of a batch is loaded and stored by 256 emulated threads, on
+ *        folded tensors whose matrices are whole chunks, with partial tiles,
+ *        pitches that differ from the sides, and batches of one to three
+ *        dimensions; every run of a strided copy by its lanes, in each width.
  *
  * bf16 runs step 13's own t16_load() and t16_store_prmt(); float32 runs
  * step 09's store_block_vec4() after the kernel's load, played here. Each
@@ -65,6 +66,32 @@ static void emulate_vec4(const float *in, float *out, const permute_plan &plan)
     }
 }
 
+/** @brief strided_runs(): every item of the copy, lane by lane, in accesses of type U. */
+template <class U>
+static void emulate_runs_as(const void *in, void *out, const permute_plan &plan, size_t element_bytes)
+{
+    const run_items<U> work = run_items_of<U>(in, out, plan, element_bytes);
+    const unsigned lanes = lanes_for(work.units);
+    for (size_t item = 0; item < work.count(); ++item)
+        for (unsigned lane = 0; lane < lanes; ++lane)
+            work.copy(item, lane, lanes);
+}
+
+/** @brief strided_runs() in the widest accesses that fit, as strided_copy_launch() picks them. */
+static void emulate_runs(const void *in, void *out, const permute_plan &plan, size_t element_bytes)
+{
+    switch (widest_access(in, out, plan, element_bytes)) {
+    case 16:
+        return emulate_runs_as<uint4>(in, out, plan, element_bytes);
+    case 8:
+        return emulate_runs_as<uint2>(in, out, plan, element_bytes);
+    case 4:
+        return emulate_runs_as<uint32_t>(in, out, plan, element_bytes);
+    default:
+        return emulate_runs_as<uint16_t>(in, out, plan, element_bytes);
+    }
+}
+
 /** @brief Fold the tensor, run both element sizes where the 16-byte kernel takes them, compare. */
 static void run(const char *dims_text, std::vector<size_t> dims, std::vector<int> perm)
 {
@@ -82,18 +109,21 @@ static void run(const char *dims_text, std::vector<size_t> dims, std::vector<int
         }
         memset(got, 0x7f, n * eb + 64);
         permute_reference(in, want, &t, eb);
-        const bool fits = plan.kind == PERMUTE_TRANSPOSE && batched_chunks_fit(in, got, plan, eb == 2 ? T16_CHUNK : VEC);
+        const bool runs = plan.kind == PERMUTE_STRIDED_COPY;
+        const bool fits = runs || (plan.kind == PERMUTE_TRANSPOSE && batched_chunks_fit(in, got, plan, eb == 2 ? T16_CHUNK : VEC));
         if (!fits) {   /* every tensor below is chosen to fit: not fitting is a failure of the fold or the test */
             printf("FAIL batched 16-byte tiles: %s, %zu-byte elements, do not fit\n", dims_text, eb);
             ++failures;
             free(in); free(want); free(got);
             continue;
         }
-        if (eb == 2) emulate_vec8((const uint16_t *)in, (uint16_t *)got, plan);
+        if (runs) emulate_runs(in, got, plan, eb);
+        else if (eb == 2) emulate_vec8((const uint16_t *)in, (uint16_t *)got, plan);
         else emulate_vec4((const float *)in, (float *)got, plan);
         bool ok = memcmp(want, got, n * eb) == 0;
         for (size_t i = n * eb; i < n * eb + 64; ++i) ok = ok && got[i] == 0x7f;
-        printf("%s batched 16-byte tiles: %s, %zu-byte elements\n", ok ? "PASS" : "FAIL", dims_text, eb);
+        printf("%s %s: %s, %zu-byte elements\n", ok ? "PASS" : "FAIL", runs ? "strided runs" : "batched 16-byte tiles",
+               dims_text, eb);
         failures += !ok;
         free(in); free(want); free(got);
     }
@@ -110,5 +140,11 @@ int main()
     run("4x256x56x56:0231", {4, 256, 56, 56}, {0, 2, 3, 1});
     run("8x200x16x24:2301", {8, 200, 16, 24}, {2, 3, 0, 1});
     run("24x3x136:210", {24, 3, 136}, {2, 1, 0});
+    run("8x40x32x128:0213", {8, 40, 32, 128}, {0, 2, 1, 3});      // runs of whole 16-byte chunks
+    run("7x100x13x77:0213", {7, 100, 13, 77}, {0, 2, 1, 3});      // odd runs: 4- and 2-byte accesses
+    run("5x3x4:102", {5, 3, 4}, {1, 0, 2});                       // 8-byte accesses for 2-byte elements
+    run("3x17x2x10x6:10324", {3, 17, 2, 10, 6}, {1, 0, 3, 2, 4}); // a batch of four dimensions
+    run("1x19x2x3:0213", {1, 19, 2, 3}, {0, 2, 1, 3});            // a size-1 dimension, dropped
+    run("2x9x70x2:2103", {2, 9, 70, 2}, {2, 1, 0, 3});            // a last batch dimension past 8 runs
     return failures != 0;
 }

@@ -12,7 +12,8 @@
  *   batch larger than a grid dimension is no special case.
  * - A strided copy: each run (the innermost dimension) is copied whole by a
  *   group of lanes, in the widest accesses, up to 16 bytes, that the run's
- *   length, its strides and the pointers allow.
+ *   length, its strides and the pointers allow; a group takes up to 8 runs
+ *   along the batch's last dimension, so that it divides once for all.
  * - The control: one thread per output element, the index worked out from
  *   the folded tensor's dimensions, as a first attempt would.
  */
@@ -167,27 +168,75 @@ static inline size_t batched_tiles_launch(const void *in, void *out, const permu
 /** Threads of a block of the strided copy and of the control. */
 #define COPY_BLOCK 256
 
+/** Runs a group of lanes copies one after the other: the batch index is divided out once for all of them. */
+#define RUNS_PER_ITEM 8
+
 /**
- * @brief The strided copy: @p lanes lanes (a power of two, at most 32) copy
- *        one run of @p units accesses of type U, then the next run of their
- *        group. The plan's strides count elements, @p per_unit to a U.
+ * @brief The strided copy's work: items of up to RUNS_PER_ITEM runs that
+ *        follow each other along the batch's last dimension, each run
+ *        @p units accesses of type U (the plan's strides count elements,
+ *        @p per_unit to a U).
  */
 template <class U>
-static __global__ void __launch_bounds__(COPY_BLOCK)
-strided_runs(const U *__restrict__ in, U *__restrict__ out, const permute_plan plan, size_t units,
-             unsigned per_unit, unsigned lanes)
+struct run_items {
+    const U *in;        /**< the tensor */
+    U *out;             /**< its permutation */
+    permute_plan plan;  /**< the fold: a strided copy */
+    size_t units;       /**< accesses in a run */
+    unsigned per_unit;  /**< elements in a U */
+    size_t last;        /**< extent of the batch's last dimension (1 without a batch) */
+    size_t chunks;      /**< items along it: ceil(last / RUNS_PER_ITEM) */
+
+    /** @brief Items in the whole batch. */
+    __host__ __device__ size_t count() const { return plan.batches / last * chunks; }
+
+    /**
+     * @brief Lane @p lane of @p lanes copies its accesses of item @p item:
+     *        the first run's offsets by division, the next ones a stride on.
+     */
+    __host__ __device__ void copy(size_t item, unsigned lane, unsigned lanes) const
+    {
+        const size_t first = item % chunks * RUNS_PER_ITEM;
+        const size_t end = first + RUNS_PER_ITEM < last ? first + RUNS_PER_ITEM : last;
+        size_t in_at, out_at;
+        permute_batch_offsets(&plan, item / chunks * last + first, &in_at, &out_at);
+        const int d = plan.batch_rank - 1;   // the last batch dimension, if any
+        const size_t in_step = d >= 0 ? plan.batch_in_stride[d] / per_unit : 0;
+        const size_t out_step = d >= 0 ? plan.batch_out_stride[d] / per_unit : 0;
+        const U *src = in + in_at / per_unit;
+        U *dst = out + out_at / per_unit;
+        for (size_t r = first; r < end; ++r, src += in_step, dst += out_step)
+            for (size_t u = lane; u < units; u += lanes)
+                dst[u] = src[u];
+    }
+};
+
+/** @brief The strided copy: groups of @p lanes lanes (a power of two, at most 32) take the items in turn. */
+template <class U>
+static __global__ void __launch_bounds__(COPY_BLOCK) strided_runs(const run_items<U> work, unsigned lanes)
 {
     const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t groups = (size_t)gridDim.x * blockDim.x / lanes;
-    const unsigned lane = threadIdx.x % lanes;
-    for (size_t run = thread / lanes; run < plan.batches; run += groups) {
-        size_t in_at, out_at;
-        permute_batch_offsets(&plan, run, &in_at, &out_at);
-        const U *src = in + in_at / per_unit;
-        U *dst = out + out_at / per_unit;
-        for (size_t u = lane; u < units; u += lanes)
-            dst[u] = src[u];
-    }
+    for (size_t item = thread / lanes; item < work.count(); item += groups)
+        work.copy(item, threadIdx.x % lanes, lanes);
+}
+
+/** @brief The work of strided_runs() in accesses of type U. */
+template <class U>
+static inline run_items<U> run_items_of(const void *in, void *out, const permute_plan &plan, size_t element_bytes)
+{
+    const unsigned per_unit = (unsigned)(sizeof(U) / element_bytes);
+    const size_t last = plan.batch_rank > 0 ? plan.batch_extent[plan.batch_rank - 1] : 1;
+    return {(const U *)in, (U *)out, plan, plan.cols / per_unit, per_unit, last, ceil_div(last, RUNS_PER_ITEM)};
+}
+
+/** @brief The lanes that copy one run: a power of two up to 32, fewer for a short run, so that a warp copies several. */
+static inline unsigned lanes_for(size_t units)
+{
+    unsigned lanes = 1;
+    while (lanes < 32 && lanes < units)
+        lanes *= 2;
+    return lanes;
 }
 
 /** @brief The widest access, 16 bytes down to one element, that every run's start and length are whole ones of. */
@@ -210,14 +259,11 @@ template <class U>
 static inline size_t strided_runs_as(const void *in, void *out, const permute_plan &plan, size_t element_bytes,
                                      cudaStream_t stream)
 {
-    const unsigned per_unit = (unsigned)(sizeof(U) / element_bytes);
-    const size_t units = plan.cols / per_unit;
-    unsigned lanes = 1;
-    while (lanes < 32 && lanes < units)
-        lanes *= 2;   // a short run takes fewer lanes, so that a warp copies several
-    const size_t blocks = ceil_div(plan.batches, COPY_BLOCK / lanes);
+    const run_items<U> work = run_items_of<U>(in, out, plan, element_bytes);
+    const unsigned lanes = lanes_for(work.units);
+    const size_t blocks = ceil_div(work.count(), COPY_BLOCK / lanes);
     const dim3 grid((unsigned)(blocks < PERMUTE_MAX_BLOCKS ? blocks : PERMUTE_MAX_BLOCKS));
-    strided_runs<U><<<grid, COPY_BLOCK, 0, stream>>>((const U *)in, (U *)out, plan, units, per_unit, lanes);
+    strided_runs<U><<<grid, COPY_BLOCK, 0, stream>>>(work, lanes);
     return threads_launched(grid, dim3(COPY_BLOCK));
 }
 
