@@ -5,7 +5,7 @@
 lab.peers for tensors, on its machinery: the same timer, poison, L2 flush, hold, rounds, checks and columns
 (schema.PEERS, plus the tensor's dims and perm; rows x cols is the tensor's count, the last dimension as cols).
 On each tensor of lab.bench's permute study: the copy bound (y.copy_(x)), step 15 (build/peers/libpermute.so,
-from lab/peer_permute.cu), PyTorch eager and torch.compile on `.permute(p)` copied into y (what
+from steps/15_permute/library/permute_library.cu), PyTorch eager and torch.compile on `.permute(p)` copied into y (what
 `.permute(p).contiguous()` writes), a Triton kernel on step 15's fold, the best of a few configurations
 (lab/peer_triton_permute.py), and JAX's `jnp.transpose(x, p)`. Each is checked bit for bit against numpy's
 transpose, on an output poisoned with NaN, before it is timed. cuTENSOR's permutation (cutensorPermute) is a peer
@@ -25,7 +25,7 @@ import pandas as pd
 from lab import bench, machine, peers, results, schema
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
-PLAN_SIZES = 20  # what permute_plan_of() writes (lab/peer_permute.cu)
+PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
 
 
 class TensorCase:

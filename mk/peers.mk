@@ -77,7 +77,8 @@ $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)
 
 # Step 15 as a library of its own (it compiles the capstone's API in, as step 14 does: one library cannot hold both).
 PERMUTE_LIB    := $(PEERS_DIR)/libpermute.so
-$(PERMUTE_LIB): $(PEERS_DIR)/obj/$(call step_src,15).o $(PEERS_DIR)/obj/lab/peer_permute.cu.o $(PEERS_COMMON)
+$(PERMUTE_LIB): $(PEERS_DIR)/obj/$(call step_src,15).o $(PEERS_DIR)/obj/steps/15_permute/library/permute_library.cu.o \
+                $(PEERS_COMMON)
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
 

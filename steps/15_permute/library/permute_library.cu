@@ -1,13 +1,15 @@
 /**
- * @file peer_permute.cu
- * @brief Step 15 as a shared library, so that lab/peers_permute.py times it
- *        beside PyTorch, torch.compile, Triton and JAX in one Python process,
- *        on the same tensors and the same stream.
+ * @file permute_library.cu
+ * @brief Step 15 as a shared library with a plain C interface: any
+ *        permutation of a tensor in GPU memory, float32 or bf16, as
+ *        `x.permute(p).contiguous()` writes it.
  *
  * `make peers-permute` (mk/peers.mk) links this file, step 15's own file
  * compiled without its main() (its `step15` table) and the shared harness
- * into build/peers/libpermute.so. Each function takes the element size
- * first (4: float32, 2: bf16).
+ * into build/peers/libpermute.so, which lab/peers_permute.py loads with
+ * ctypes to time step 15 beside PyTorch, Triton and JAX on the same
+ * tensors and stream. Each launch takes the element size first (4: float32,
+ * 2: bf16).
  */
 #include <stddef.h>
 #include <string.h>
