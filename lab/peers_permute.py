@@ -2,14 +2,10 @@
 
     make peers-permute    or    python3 -m lab.peers_permute [--dtype bf16] [--reps 20] [--gpu h200]
 
-lab.peers for tensors, on its machinery: the same timer, poison, L2 flush, hold, rounds, checks and columns
-(schema.PEERS, plus the tensor's dims and perm; rows x cols is the tensor's count, the last dimension as cols).
-On each tensor of lab.bench's permute study: the copy bound (y.copy_(x)), step 15 (build/peers/libpermute.so,
-from steps/15_permute/library/permute_library.cu), PyTorch eager and torch.compile on `.permute(p)` copied into y (what
-`.permute(p).contiguous()` writes), a Triton kernel on step 15's fold, the best of a few configurations
-(lab/peer_triton_permute.py), and JAX's `jnp.transpose(x, p)`. Each is checked bit for bit against numpy's
-transpose, on an output poisoned with NaN, before it is timed. cuTENSOR's permutation (cutensorPermute) is a peer
-of this run too, but its wheel cannot be installed where the GPU machines are: its rows say so (SKIP).
+lab.peers' timer, checks, rounds and columns (plus dims and perm), on lab.bench's permute tensors: the copy bound,
+step 15 (build/peers/libpermute.so), PyTorch eager and torch.compile writing `.permute(p)` into y, a Triton kernel
+on step 15's fold (lab/peer_triton_permute.py) and JAX's `jnp.transpose`, each checked bit for bit first.
+cuTENSOR's cutensorPermute is a peer too, but its wheel cannot be installed where the GPU machines are: SKIP rows.
 Exit codes: 0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch, numpy or GPU.
 """
 
