@@ -122,7 +122,7 @@ PERMUTE_TENSORS = (("8,4096,32,128", "0,2,1,3"), ("8,32,4096,128", "0,2,1,3"), (
                    ("32,256,56,56", "0,2,3,1"), ("96,100,200", "2,1,0"), ("7,1000,13,77", "0,2,1,3"),
                    ("16,64,32,16,64", "0,3,1,4,2"), ("4096,64,64", "0,2,1"))
 
-STUDIES = ("narrow", "pitch", "runs", "lines", "order", "pattern", "dispatch", "dispatch-bf16", "timing", "permute")
+STUDIES = ("narrow", "pitch", "runs", "lines", "order", "pattern", "dispatch", "dispatch-bf16", "timing")
 
 
 @dataclass
@@ -273,8 +273,9 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "all") + STUDIES, default="sweep",
-                        help="the shape sweep (default), one of the studies, or all of them in turn")
+    parser.add_argument("--study", choices=("sweep", "all", "permute") + STUDIES, default="sweep",
+                        help="the shape sweep (default), one of the studies, or all of them in turn; permute: "
+                        "step 15's tensors, which make bench runs after the sweep")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

@@ -14,7 +14,7 @@
 #       dispatch, dispatch-bf16   each dispatch beside every kernel it chooses among, on shapes it was not
 #                 tuned on (common models' weights and activations, odd sizes)
 #       timing    the old (write) and new (read) L2 flush, on the float32 answer
-#       permute   step 15 on the permutes of ML code, both element types (make bench runs it too)
+#   make bench also runs lab.bench --study permute: step 15 on the permutes of ML code, both element types
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
 #
