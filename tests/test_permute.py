@@ -77,7 +77,7 @@ def test_every_kernel_is_bit_exact_on_tensors(dims, perm, dtype):
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
 @pytest.mark.parametrize(("dims", "perm", "caught"), [
-    ("3,5,7", "2,1,0", {"no_batch_index", "pitches_swapped", "strides_swapped"}),
+    ("2,3,4", "2,1,0", {"no_batch_index", "pitches_swapped", "strides_swapped"}),   # stray writes stay in the slack
     ("5,3,4", "1,0,2", {"no_batch_index", "strides_swapped"}),
 ])
 def test_planted_wrong_folds_are_caught(dims, perm, caught, dtype):
