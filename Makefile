@@ -79,7 +79,7 @@ step_known  = $(if $(and $(filter 1,$(words $(STEP))),$(if $(findstring %,$(STEP
 need_step   = test -n "$(STEP)" || { echo "error: say which step, e.g. make $(1) STEP=$(firstword $(STEP_NUMS))" >&2; exit 2; }; \
               test -n "$(step_known)" || { echo "error: no step '$(STEP)': the steps are $(STEP_NUMS)" >&2; exit 2; }
 
-TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_tiles test_tiles16 planted_wrong planted_wrong_16)
+TEST_BINS   := $(addprefix $(BUILD)/tests/,test_common test_permute test_permute_tiles test_tiles test_tiles16 planted_wrong planted_wrong_16 planted_permute)
 ALL_BINS     = $(STEP_BINS) $(TEST_BINS) $(EXTRA_BINS)
 
 # ---------------------------------------------------------------- Python
@@ -184,9 +184,9 @@ endef
 $(BUILD)/step%:
 	$(link_program)
 
-$(BUILD)/tests/test_common: $(BUILD)/obj/tests/test_common.c.o $(COMMON_LIB)
-$(BUILD)/tests/test_tiles $(BUILD)/tests/test_tiles16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
-$(BUILD)/tests/planted_wrong $(BUILD)/tests/planted_wrong_16: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
+$(BUILD)/tests/test_common $(BUILD)/tests/test_permute: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o $(COMMON_LIB)
+$(BUILD)/tests/test_tiles $(BUILD)/tests/test_tiles16 $(BUILD)/tests/test_permute_tiles: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
+$(BUILD)/tests/planted_wrong $(BUILD)/tests/planted_wrong_16 $(BUILD)/tests/planted_permute: $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(COMMON_LIB)
 $(BUILD)/tests/%:
 	$(link_program)
 

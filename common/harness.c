@@ -55,6 +55,7 @@ typedef struct bench {
     cublasHandle_t cublas; /**< NULL with --check-only */
     cublasLtHandle_t cublas_lt; /**< for a step of 2-byte elements; NULL with --check-only */
     size_t element_bytes;  /**< 4 (float32) or 2, from the step */
+    int tensor_step;       /**< 1 where the step's kernels permute tensors (variant_permute()) */
     l2_flusher flusher;    /**< empties L2 before each timed run; unused with --check-only */
     stream_hold hold;      /**< holds each batch of timed runs until it is queued */
     cudaEvent_t start[HOLD_BATCH_MAX]; /**< recorded before each timed run of a batch */
@@ -63,8 +64,11 @@ typedef struct bench {
 
 /** @brief The buffers of one shape, the same for every row. */
 typedef struct matrices {
-    shape shape;               /**< what they hold */
-    char text[SHAPE_TEXT_MAX]; /**< the shape as the command line writes it, e.g. "33x4097+1" */
+    shape shape;               /**< what they hold; a tensor's count / plan.cols x plan.cols */
+    char text[ANY_SHAPE_TEXT_MAX]; /**< as the command line writes it, e.g. "33x4097+1" or "3x5x7:210" */
+    tensor_shape tensor;       /**< a tensor step's tensor: `--dims`, or the matrix as one */
+    permute_plan plan;         /**< its fold, which a tensor kernel is given */
+    int from_dims;             /**< 1 where the shape is a tensor (`--dims`, or one in `--shapes`) */
     size_t count;              /**< rows * cols */
     size_t element_bytes;      /**< 4 (float32) or 2 */
     size_t bytes;              /**< count * element_bytes */
@@ -120,6 +124,10 @@ static size_t launch_row(const bench *b, const matrices *m, const report_row *ro
         }
         break;
     case ROW_VARIANT:
+        if (row->permute != NULL) {
+            threads = row->permute(m->dev_in, m->dev_out, &m->plan, m->element_bytes, b->stream);
+            break;
+        }
         threads = m->element_bytes == 2
                       ? row->launch16((const uint16_t *)m->dev_in, (uint16_t *)m->dev_out, m->shape.rows,
                                       m->shape.cols, b->stream)
@@ -194,7 +202,7 @@ static void verify_output(const bench *b, const matrices *m, report_row *row)
     const void *expected = is_copy ? m->host_in : m->host_expected;
     const size_t out_rows = is_copy ? m->shape.rows : m->shape.cols;
     const size_t out_cols = is_copy ? m->shape.cols : m->shape.rows;
-    char label[128];
+    char label[sizeof m->text + 80];
     snprintf(label, sizeof label, "%s at %s", row->label, m->text);
     if (row->kind == ROW_VARIANT && row->output == OUTPUT_TILES_SWAPPED)
         row->mismatches += m->element_bytes == 2
@@ -352,18 +360,39 @@ static size_t bytes_needed(size_t copies, size_t bytes, size_t extra)
     return copies * bytes + extra;
 }
 
+/**
+ * @brief A tensor step's tensor and its fold: a tensor shape (`--dims`, or
+ *        a tensor in `--shapes`) with the matrix the report shows for it
+ *        (count / plan.cols x plan.cols), or the matrix @p s as a rank-2
+ *        tensor. Where the step transposes matrices, nothing.
+ */
+static void tensor_open(matrices *m, const shape *s, const bench *b)
+{
+    m->shape = *s;
+    format_shape(s, m->text, sizeof m->text);
+    if (!b->tensor_step)
+        return;
+    m->from_dims = s->tensor.rank > 0;
+    m->tensor = m->from_dims ? s->tensor : tensor_of_matrix(s->rows, s->cols);
+    permute_fold(&m->tensor, &m->plan);
+    if (!m->from_dims)
+        return;
+    m->shape.cols = m->plan.cols;
+    m->shape.rows = m->plan.count / m->plan.cols;
+}
+
 /** @brief Check that the shape fits, allocate both sides, make the input and the reference. */
 static void matrices_open(matrices *m, const shape *s, const bench *b)
 {
     memset(m, 0, sizeof *m);
-    m->shape = *s;
-    format_shape(s, m->text, sizeof m->text);
+    tensor_open(m, s, b);
+    s = &m->shape;
     m->count = s->rows * s->cols;
     m->element_bytes = b->element_bytes;
     m->bytes = m->count * m->element_bytes;
 
-    char what[SHAPE_TEXT_MAX + 16];
-    snprintf(what, sizeof what, "the %s matrix", m->text);
+    char what[sizeof m->text + 16];
+    snprintf(what, sizeof what, "the %s %s", m->text, m->from_dims ? "tensor" : "matrix");
     const size_t slack = b->opt.check_only ? 0 : DEVICE_SLACK_BYTES;
     require_device_memory(bytes_needed(2, m->bytes, 2 * BUFFER_PAD_BYTES + slack), what);
     require_host_memory(bytes_needed(3, m->bytes, 0), what);
@@ -376,7 +405,13 @@ static void matrices_open(matrices *m, const shape *s, const bench *b)
     m->dev_in = (char *)m->dev_in_base + s->offset * m->element_bytes;
     m->dev_out = (char *)m->dev_out_base + s->offset * m->element_bytes;
 
-    if (m->element_bytes == 2) {
+    if (m->from_dims) {   /* by definition, element by element: the fold is what is under test */
+        if (m->element_bytes == 2)
+            fill_random_16((uint16_t *)m->host_in, m->count, b->opt.seed);
+        else
+            fill_random((float *)m->host_in, m->count, b->opt.seed);
+        permute_reference(m->host_in, m->host_expected, &m->tensor, m->element_bytes);
+    } else if (m->element_bytes == 2) {
         fill_random_16((uint16_t *)m->host_in, m->count, b->opt.seed);
         transpose_reference_16((const uint16_t *)m->host_in, (uint16_t *)m->host_expected, s->rows, s->cols);
     } else {
@@ -409,8 +444,13 @@ static const char *dtype_name(size_t element_bytes)
  * @brief The rows of one shape: the baselines (unless `--check-only`), then
  *        the selected variants. A row that cannot run here gets a skip reason.
  */
-static int make_rows(const bench *b, const shape *s, report_row *rows)
+static int make_rows(const bench *b, const matrices *m, report_row *rows)
 {
+    const shape *s = &m->shape;
+    const permute_plan *p = &m->plan;
+    /* cuBLAS transposes one packed matrix: a tensor that folds to anything else has no cuBLAS row. */
+    const int one_matrix = p->kind == PERMUTE_TRANSPOSE && p->batches == 1 && p->in_pitch == p->cols &&
+                           p->out_pitch == p->rows;
     int n = 0;
     if (!b->opt.check_only) {
         rows[n++] = (report_row){.kind = ROW_MEMCPY, .name = "memcpy", .label = "cudaMemcpy D2D"};
@@ -419,7 +459,11 @@ static int make_rows(const bench *b, const shape *s, report_row *rows)
         rows[n] = (report_row){.kind = ROW_CUBLAS, .name = "cublas", .label = "cublasSgeam"};
         if (b->element_bytes == 2)
             snprintf(rows[n].label, sizeof rows[n].label, "cublasLtMatrixTransform");
-        if (!cublas_shape_supported(s->rows, s->cols))
+        if (m->from_dims && !one_matrix)
+            snprintf(rows[n].skip_reason, sizeof rows[n].skip_reason,
+                     "cuBLAS transposes one matrix; this tensor folds to a %s, batch of %zu",
+                     permute_kind_name(p->kind), p->batches);
+        else if (!cublas_shape_supported(s->rows, s->cols))
             snprintf(rows[n].skip_reason, sizeof rows[n].skip_reason,
                      "cuBLAS takes int dimensions: rows and cols must be at most 2147483647");
         ++n;
@@ -431,6 +475,7 @@ static int make_rows(const bench *b, const shape *s, report_row *rows)
                             .name = v->name,
                             .launch = v->launch,
                             .launch16 = v->launch16,
+                            .permute = v->permute,
                             .output = v->output};
         snprintf(row->label, sizeof row->label, "%s %s", b->step->number, v->name);
         if (!variant_takes(v, b->element_bytes))
@@ -471,7 +516,7 @@ static int run_shape(bench *b, const shape *s, int first_shape)
     matrices m;
     matrices_open(&m, s, b);
     report_row rows[MAX_ROWS];
-    const int n = make_rows(b, s, rows);
+    const int n = make_rows(b, &m, rows);
     for (int i = 0; i < n; ++i)
         if (rows[i].skip_reason[0] == '\0')
             check_row(b, &m, &rows[i]);
@@ -479,8 +524,8 @@ static int run_shape(bench *b, const shape *s, int first_shape)
         if (rows[i].skip_reason[0] == '\0')
             time_row(b, &m, &rows[i]);
 
-    const report r = {.step = b->step, .gpu = &b->gpu, .opt = &b->opt, .shape = s, .rows = rows, .count = n,
-                      .element_bytes = b->element_bytes};
+    const report r = {.step = b->step, .gpu = &b->gpu, .opt = &b->opt, .shape = &m.shape, .rows = rows,
+                      .count = n, .element_bytes = b->element_bytes, .tensor = m.from_dims ? &m.tensor : NULL};
     print_shape_report(b, &r, first_shape);
     matrices_close(&m);
     int failed = 0;
@@ -614,6 +659,23 @@ static int handle_command_line(int argc, char **argv, bench *b)
     if (b->opt.describe) {
         print_step_description(stdout, b->step);
         return EXIT_PASS;
+    }
+    b->tensor_step = b->step->variants[0].permute != NULL;
+    if (b->opt.plan) {
+        const shape *s = &b->opt.shapes[0];
+        const tensor_shape t = s->tensor.rank > 0 ? s->tensor : tensor_of_matrix(s->rows, s->cols);
+        permute_plan plan;
+        permute_fold(&t, &plan);
+        print_permute_plan(stdout, &t, &plan);
+        return EXIT_PASS;
+    }
+    int tensors = 0;
+    for (int i = 0; i < b->opt.shape_count; ++i)
+        tensors += b->opt.shapes[i].tensor.rank > 0;
+    if (tensors > 0 && !b->tensor_step) {
+        fprintf(stderr, "error: step %s transposes matrices: --dims and --perm are for a step of tensor kernels "
+                "(step 15); give --shapes instead\n", b->step->number);
+        return EXIT_USAGE;
     }
     if (select_variants(b) != 0) {
         fprintf(stderr, "error: step %s has no kernel '%s' (see %s --list-variants)\n",

@@ -14,19 +14,23 @@
  *        because `--shapes` and `--rows`/`--cols`/`--offset` exclude each other.
  */
 typedef struct shape_flags {
-    shape single;     /**< the one shape that `--rows`, `--cols` and `--offset` describe */
+    shape single;     /**< the one shape that `--rows`, `--cols`, `--offset`, `--dims` and `--perm` describe */
     int single_given; /**< 1 once any of those three appeared */
     int list_given;   /**< 1 once `--shapes` appeared */
+    int size_given;   /**< 1 once `--rows` or `--cols` appeared */
+    int dims_given;   /**< 1 once `--dims` appeared */
+    int perm_rank;    /**< how many axes `--perm` gave; 0 where it did not appear */
 } shape_flags;
 
 /** @brief The flags that take a value, for the "needs a value" message. */
 static const char *const value_flags[] = {"--rows",   "--cols", "--offset",  "--shapes", "--reps",
-                                          "--warmup", "--seed", "--variant", "--flush", "--dtype"};
+                                          "--warmup", "--seed", "--variant", "--flush", "--dtype",
+                                          "--dims",   "--perm"};
 
 void options_defaults(options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->shapes[0] = (shape){.rows = DEFAULT_ROWS, .cols = DEFAULT_COLS, .offset = 0};
+    opt->shapes[0] = (shape){.rows = DEFAULT_ROWS, .cols = DEFAULT_COLS};
     opt->shape_count = 1;
     opt->reps = DEFAULT_REPS;
     opt->warmup = DEFAULT_WARMUP;
@@ -120,7 +124,7 @@ static int parse_shape_upto(const char *text, int max_offset, shape *out)
     if (offset_text != NULL)
         *offset_text++ = '\0';
 
-    shape parsed = {0, 0, 0};
+    shape parsed = {.rows = 0};
     int offset = 0;
     if (parse_size(item, &parsed.rows) != 0 || parse_size(cols_text, &parsed.cols) != 0)
         return -1;
@@ -144,7 +148,11 @@ int shape_fits_size_t(const shape *s)
 
 void format_shape(const shape *s, char *out, size_t out_len)
 {
-    if (s->offset == 0)
+    if (s->tensor.rank > 0) {
+        char text[TENSOR_TEXT_MAX];
+        format_tensor(&s->tensor, text, sizeof text);
+        snprintf(out, out_len, s->offset == 0 ? "%s" : "%s+%zu", text, s->offset);
+    } else if (s->offset == 0)
         snprintf(out, out_len, "%zux%zu", s->rows, s->cols);
     else
         snprintf(out, out_len, "%zux%zu+%zu", s->rows, s->cols, s->offset);
@@ -157,19 +165,95 @@ static void explain_too_large(const shape *s, char *err, size_t err_len)
              s->rows, s->cols);
 }
 
+/**
+ * @brief Parse a tensor's dimensions (sizes; a 0 is kept for tensor_check()
+ *        to name) or its permutation (axis numbers), items cut at @p separator,
+ *        into @p t; @p what names them in the error.
+ * @return the number of items, which may exceed ::PERMUTE_MAX_RANK (only the
+ *         first ones are stored), or -1 with the reason in @p err
+ */
+static int parse_axes(const char *what, int is_dims, const char *list, char separator, tensor_shape *t, char *err,
+                      size_t err_len)
+{
+    int count = 0;
+    for (const char *item = list;; ++count) {
+        const char *end = separator ? strchr(item, separator) : item + (*item != '\0');
+        if (end == NULL)
+            end = item + strlen(item);
+        const size_t length = (size_t)(end - item);
+        char text[32] = "";
+        size_t value = 0;
+        if (length < sizeof text)
+            memcpy(text, item, length);
+        const int ok = length < sizeof text && (strcmp(text, "0") == 0 || parse_size(text, &value) == 0);
+        if (!ok || (!is_dims && value > 99)) {
+            snprintf(err, err_len, "%s item '%.*s' is not %s", what, length > 30 ? 30 : (int)length, item,
+                     is_dims ? "a positive integer" : "an axis number");
+            return -1;
+        }
+        if (count < PERMUTE_MAX_RANK && is_dims)
+            t->dims[count] = value;
+        else if (count < PERMUTE_MAX_RANK)
+            t->perm[count] = (int)value;
+        if (*end == '\0')
+            return count + 1;
+        item = separator ? end + 1 : end;
+    }
+}
+
+/**
+ * @brief Check a tensor's permutation of @p perm_rank axes against its
+ *        dimensions: one axis each, then tensor_check().
+ */
+static int check_tensor(const tensor_shape *t, int perm_rank, char *err, size_t err_len)
+{
+    if (perm_rank != t->rank && t->rank <= PERMUTE_MAX_RANK) {
+        snprintf(err, err_len, "the permutation has %d axes but the tensor %d dimensions: give one axis per "
+                 "dimension", perm_rank, t->rank);
+        return -1;
+    }
+    return tensor_check(t, err, err_len);
+}
+
+/** @brief Parse a tensor item of `--shapes`, `DxDx...xD:PERM` or `...:PERM+OFFSET`, PERM one digit an axis. */
+static int parse_tensor_item(char *text, int max_offset, shape *out, char *err, size_t err_len)
+{
+    char *perm = strchr(text, ':');
+    *perm++ = '\0';
+    char *offset = strchr(perm, '+');
+    if (offset != NULL)
+        *offset++ = '\0';
+    shape parsed = {.rows = 1};
+    int shift = 0;
+    parsed.tensor.rank = parse_axes("--shapes", 1, text, 'x', &parsed.tensor, err, err_len);
+    const int perm_rank = parsed.tensor.rank < 0 ? -1 : parse_axes("--shapes", 0, perm, 0, &parsed.tensor, err, err_len);
+    if (parsed.tensor.rank < 0 || perm_rank < 0 || check_tensor(&parsed.tensor, perm_rank, err, err_len) != 0)
+        return -1;
+    if (offset != NULL && parse_int_in(offset, 0, max_offset, &shift) != 0) {
+        snprintf(err, err_len, "--shapes offset '+%s' is not 0-%d", offset, max_offset);
+        return -1;
+    }
+    parsed.cols = tensor_count(&parsed.tensor);   /* a tensor's matrix: the harness sets it from the fold */
+    parsed.offset = (size_t)shift;
+    *out = parsed;
+    return 0;
+}
+
 /** @brief Parse one item of a `--shapes` list, @p length characters at @p item. */
 static int parse_shape_item(const char *item, size_t length, int max_offset, shape *out, char *err,
                             size_t err_len)
 {
-    char text[SHAPE_TEXT_MAX];
+    char text[ANY_SHAPE_TEXT_MAX];
     if (length < sizeof text) {
         memcpy(text, item, length);
         text[length] = '\0';
+        if (strchr(text, ':') != NULL)   /* a tensor, for a step of tensor kernels */
+            return parse_tensor_item(text, max_offset, out, err, err_len);
     }
-    if (length >= sizeof text || parse_shape_upto(text, max_offset, out) != 0) {
+    if (length >= SHAPE_TEXT_MAX || parse_shape_upto(text, max_offset, out) != 0) {
         snprintf(err, err_len,
                  "--shapes item '%.*s' is not ROWSxCOLS or ROWSxCOLS+OFFSET "
-                 "(positive integers, OFFSET 0-%d)",
+                 "(positive integers, OFFSET 0-%d), or a tensor DxDxD:PERM",
                  length > 60 ? 60 : (int)length, item, max_offset);
         return -1;
     }
@@ -218,6 +302,8 @@ static int set_switch(const char *flag, options *opt)
         opt->list_variants = 1;
     else if (strcmp(flag, "--describe") == 0)
         opt->describe = 1;
+    else if (strcmp(flag, "--plan") == 0)
+        opt->plan = 1;
     else
         return 0;
     return 1;
@@ -281,10 +367,10 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         given->list_given = 1;
         return parse_shape_list(value, opt, err, err_len);
     } else if (strcmp(flag, "--rows") == 0) {
-        given->single_given = 1;
+        given->single_given = given->size_given = 1;
         ok = parse_size(value, &given->single.rows) == 0;
     } else if (strcmp(flag, "--cols") == 0) {
-        given->single_given = 1;
+        given->single_given = given->size_given = 1;
         ok = parse_size(value, &given->single.cols) == 0;
     } else if (strcmp(flag, "--offset") == 0) {
         given->single_given = 1;
@@ -302,15 +388,40 @@ static int set_value(const char *flag, const char *value, options *opt, shape_fl
         opt->variant = value;
     } else if (strcmp(flag, "--dtype") == 0) {
         ok = parse_dtype(value) != 0;
+    } else if (strcmp(flag, "--dims") == 0) {
+        given->dims_given = 1;
+        given->single.tensor.rank = parse_axes(flag, 1, value, ',', &given->single.tensor, err, err_len);
+        return given->single.tensor.rank < 0 ? -1 : 0;
+    } else if (strcmp(flag, "--perm") == 0) {
+        given->perm_rank = parse_axes(flag, 0, value, ',', &given->single.tensor, err, err_len);
+        return given->perm_rank < 0 ? -1 : 0;
     }
     if (!ok)
         snprintf(err, err_len, "%s '%s' is not %s", flag, value, expected_value(flag, opt));
     return ok ? 0 : -1;
 }
 
+/** @brief Check `--dims` and `--perm`: both or neither, of one rank, instead of `--shapes`, `--rows`, `--cols`. */
+static int settle_tensor(const shape_flags *given, char *err, size_t err_len)
+{
+    if (!given->dims_given && given->perm_rank == 0)
+        return 0;
+    if (!given->dims_given || given->perm_rank == 0) {
+        snprintf(err, err_len, "--dims and --perm go together, e.g. --dims 8,4096,32,128 --perm 0,2,1,3");
+        return -1;
+    }
+    if (given->list_given || given->size_given) {
+        snprintf(err, err_len, "--dims cannot be combined with --shapes, --rows or --cols: a run takes one tensor");
+        return -1;
+    }
+    return check_tensor(&given->single.tensor, given->perm_rank, err, err_len);
+}
+
 /** @brief Decide the shape list: `--shapes`, or the one shape of `--rows`/`--cols`/`--offset`. */
 static int settle_shapes(options *opt, const shape_flags *given, char *err, size_t err_len)
 {
+    if (settle_tensor(given, err, err_len) != 0)
+        return -1;
     if (given->list_given && given->single_given) {
         snprintf(err, err_len,
                  "--shapes cannot be combined with --rows, --cols or --offset: "
@@ -339,7 +450,7 @@ int parse_step_options(int argc, char **argv, size_t element_bytes, options *opt
     options_defaults(opt);
     opt->element_bytes = find_dtype(argc, argv);
     opt->max_offset = (int)(16 / (opt->element_bytes ? opt->element_bytes : element_bytes)) - 1;
-    shape_flags given = {.single = opt->shapes[0], .single_given = 0, .list_given = 0};
+    shape_flags given = {.single = opt->shapes[0]};
     for (int i = 1; i < argc; ++i) {
         const char *flag = argv[i];
         if (set_switch(flag, opt))
@@ -380,6 +491,10 @@ void print_options_help(FILE *out, size_t element_bytes)
             "  --variant NAME   run only this kernel of the step (default: all of them)\n"
             "  --dtype T        element type, f32 or bf16, for a step whose kernels take both\n"
             "                   (default: the step's own, below)\n"
+            "  --dims D,D,...   a tensor of 1 to 6 dimensions instead of a matrix, for a step\n"
+            "  --perm P,P,...   of tensor kernels (step 15): output dimension i is input dimension\n"
+            "                   P[i], e.g. --dims 8,4096,32,128 --perm 0,2,1,3 (--offset applies)\n"
+            "  --plan           print how the tensor (or the first shape) folds, as JSON, and exit\n"
             "  --list-variants  print NAME<TAB>MIN_CC<TAB>SUMMARY per kernel and exit\n"
             "                   (no GPU needed)\n"
             "  --describe       print the step as one JSON object and exit (no GPU needed): its\n"

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "permute.h"   // tensor_shape: `--dims` and `--perm`
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,12 +34,18 @@ extern "C" {
 #define MAX_SHAPES 256
 /** @brief Room for one shape written as text, `ROWSxCOLS+OFFSET`, with its NUL. */
 #define SHAPE_TEXT_MAX 48
+/** @brief Room for a shape or a tensor written as text, `8x4096x32x128:0213+1`, with its NUL. */
+#define ANY_SHAPE_TEXT_MAX (TENSOR_TEXT_MAX + 8)
 
-/** @brief One matrix to transpose: rows x cols floats, both buffers shifted by offset floats. */
+/**
+ * @brief One matrix to transpose: rows x cols floats, both buffers shifted by offset floats;
+ *        or, for a step of tensor kernels, one tensor to permute.
+ */
 typedef struct shape {
-    size_t rows;   /**< M: rows of the input */
-    size_t cols;   /**< N: columns of the input */
+    size_t rows;   /**< M: rows of the input (a tensor: its count over cols, once folded) */
+    size_t cols;   /**< N: columns of the input (a tensor: the fold's innermost run or column) */
     size_t offset; /**< 0 to ::MAX_OFFSET floats past a 16-byte boundary, for misaligned tests */
+    tensor_shape tensor; /**< a tensor (`--dims` and `--perm`, or `--shapes 3x5x7:210`); rank 0: a matrix */
 } shape;
 
 /** @brief How L2 is emptied before each timed run (`--flush`). */
@@ -64,6 +72,7 @@ typedef struct options {
     const char *variant;      /**< run only this kernel (`--variant`); NULL runs them all */
     int max_offset;           /**< largest offset the step takes: 3 floats, or 7 2-byte elements */
     size_t element_bytes;     /**< `--dtype`: 4 (f32) or 2 (bf16); 0 where not given: the step's own type */
+    int plan;                 /**< print the fold of the tensor (or the first shape) as JSON and exit (`--plan`) */
 } options;
 
 /** @brief Fill @p opt with the defaults above: one 8192 x 8192 shape, L2 flushed by reading. */
@@ -102,7 +111,8 @@ int parse_size(const char *text, size_t *value);
 
 /**
  * @brief Parse one shape written as `ROWSxCOLS` or `ROWSxCOLS+OFFSET`,
- *        for example `33x4097+1`.
+ *        for example `33x4097+1`, or a tensor and its permutation, one digit
+ *        an axis, `DxDx...xD:PERM[+OFFSET]`, for example `8x4096x32x128:0213`.
  *
  * ROWS and COLS are sizes as parse_size() takes them; OFFSET is 0 to
  * ::MAX_OFFSET. This checks the spelling only: see shape_fits_size_t().
@@ -118,7 +128,7 @@ int shape_fits_size_t(const shape *s);
 
 /**
  * @brief Write @p s as the command line spells it: `33x4097`, or
- *        `33x4097+1` when the offset is not 0.
+ *        `33x4097+1` when the offset is not 0; a tensor as `3x5x7:210`.
  */
 void format_shape(const shape *s, char *out, size_t out_len);
 

@@ -92,7 +92,7 @@ static const char *variant_role(const kernel_variant *v)
 /** @brief " (bf16 only: --dtype bf16)" and the like where @p v takes a type other than its step's own. */
 static const char *variant_types_note(const step_desc *step, const kernel_variant *v)
 {
-    if (v->launch != NULL && v->launch16 != NULL)
+    if (variant_takes(v, sizeof(float)) && variant_takes(v, sizeof(uint16_t)))
         return " (f32 and bf16: --dtype)";
     if (step_element_bytes(step) == 2)
         return v->launch != NULL ? " (f32 only: --dtype f32)" : "";
@@ -132,7 +132,7 @@ static void print_json_field(FILE *out, const char *key, const char *text)
 /** @brief The element types @p v has launchers for, as a JSON list (`--dtype` picks among them). */
 static const char *variant_types_json(const kernel_variant *v)
 {
-    if (v->launch != NULL && v->launch16 != NULL)
+    if (variant_takes(v, sizeof(float)) && variant_takes(v, sizeof(uint16_t)))
         return "[\"float32\", \"bf16\"]";
     return v->launch16 != NULL ? "[\"bf16\"]" : "[\"float32\"]";
 }
@@ -147,6 +147,7 @@ void print_step_description(FILE *out, const step_desc *step)
     fprintf(out, "  \"element_bytes\": %zu,\n", step_element_bytes(step));
     print_json_field(out, "default_variant", step->variants[0].name);
     fprintf(out, "  \"element_types\": %s,\n", variant_types_json(&step->variants[0]));
+    fprintf(out, "  \"tensors\": %s,\n", step->variants[0].permute != NULL ? "true" : "false");
     fprintf(out, "  \"variants\": [\n");
     for (int i = 0; i < step->variant_count; ++i) {
         const kernel_variant *v = &step->variants[i];
@@ -223,8 +224,21 @@ static void print_bound_notes(FILE *out, const report *r)
                           "transposing them (checked against the reference, each whole tile transposed back)");
 }
 
+/** @brief The tensor line above a table: the tensor, its permutation and what it folds to. */
+static void print_tensor_line(FILE *out, const tensor_shape *t)
+{
+    char text[TENSOR_TEXT_MAX];
+    permute_plan plan;
+    format_tensor(t, text, sizeof text);
+    permute_fold(t, &plan);
+    fprintf(out, "\nTensor   %s folds to a %s: %zu x %zu, batch of %zu (--plan says more)", text,
+            permute_kind_name(plan.kind), plan.rows, plan.cols, plan.batches);
+}
+
 void print_table(FILE *out, const report *r)
 {
+    if (r->tensor != NULL)
+        print_tensor_line(out, r->tensor);
     print_shape_lines(out, r->shape, r->element_bytes);
     const double copy_ms = copy_bound_ms(r), blas_ms = cublas_ms(r);
     fprintf(out, "\n%-24s %12s %10s %10s %9s %10s %10s  %s\n", "kernel", "threads", "median ms",
@@ -298,8 +312,8 @@ static void print_wrong(FILE *out, const report_row *row)
 
 void print_check_lines(FILE *out, const report *r)
 {
-    char shape_text[SHAPE_TEXT_MAX];
-    format_shape(r->shape, shape_text, sizeof shape_text);
+    char shape_text[ANY_SHAPE_TEXT_MAX];
+    format_shape(r->shape, shape_text, sizeof shape_text);   /* a tensor as `3x5x7:210` */
     for (int i = 0; i < r->count; ++i) {
         const report_row *row = &r->rows[i];
         const char *word = row_check_word(row);

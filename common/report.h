@@ -46,6 +46,7 @@ typedef struct report_row {
     char label[64];             /**< the table's first column */
     transpose_launcher launch;  /**< for ::ROW_VARIANT only */
     transpose_launcher_16 launch16;  /**< the same, in a step of 2-byte elements */
+    permute_launcher permute;   /**< the same, in a step of tensor kernels */
     enum variant_output output; /**< for ::ROW_VARIANT only: what it writes (a bound copies) */
     char skip_reason[96];       /**< why it was not run, or empty: then it is SKIP */
     size_t threads;             /**< threads launched, 0 if not known */
@@ -84,6 +85,7 @@ typedef struct report {
     const report_row *rows; /**< one entry per row */
     int count;              /**< number of rows */
     size_t element_bytes;   /**< 4 or 2: the step's own type, or the one `--dtype` chose */
+    const tensor_shape *tensor; /**< the shape's tensor, whose fold its rows and cols are; NULL for a matrix */
 } report;
 
 /** @brief The median time of the copy bound (the faster copy), or 0 if none was timed. */
@@ -101,7 +103,7 @@ void print_variant_list(FILE *out, const step_desc *step);
 /**
  * @brief `--describe`: the step as one JSON object, for the lab (lab/machine.py describe()):
  *        `step`, `name`, `title`, `element_type` ("float32" or "16-bit"), `element_bytes`,
- *        `default_variant`, `variants` (each `name`, `min_cc`, `role`, `summary`, as
+ *        `default_variant`, `tensors` (true for a step of tensor kernels, step 15), `variants` (each `name`, `min_cc`, `role`, `summary`, as
  *        `--list-variants` prints them) and `csv_header` (::CSV_HEADER).
  */
 void print_step_description(FILE *out, const step_desc *step);

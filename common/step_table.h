@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+#include "permute.h"   // permute_plan: what a tensor kernel is given
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,6 +46,16 @@ typedef size_t (*transpose_launcher)(const float *in, float *out,
 typedef size_t (*transpose_launcher_16)(const uint16_t *in, uint16_t *out,
                                         size_t rows, size_t cols,
                                         cudaStream_t stream);
+
+/**
+ * @brief Launch one permute of a tensor (step 15) on @p stream: @p plan is
+ *        the fold of the tensor (permute_fold()), @p element_bytes 4 or 2.
+ *        The same launcher serves both element types. The pointers are
+ *        element-aligned; `--offset E` starts both E elements past 16 bytes.
+ * @return the number of threads it launched, for the report.
+ */
+typedef size_t (*permute_launcher)(const void *in, void *out, const permute_plan *plan, size_t element_bytes,
+                                   cudaStream_t stream);
 
 /**
  * @brief One-time preparation before the first launch, outside every timed
@@ -96,17 +108,21 @@ typedef struct kernel_variant {
      * ::OUTPUT_TILES_SWAPPED for a bound.
      * In C++ (every step, exercise and solution file) it defaults to
      * ::OUTPUT_TRANSPOSE, so a variant written with only the four members
-     * above is a transpose. C has no default member values: C code names
-     * all five.
+     * above is a transpose. C has no default member values: C code names all
+     * seven: the last two are the launchers of 2-byte elements and of tensors.
      */
 #ifdef __cplusplus
     variant_output output = OUTPUT_TRANSPOSE;
     /** The launcher of a step of 2-byte elements (STEP_DEFINE_16()), whose `launch` is NULL. */
     transpose_launcher_16 launch16 = nullptr;
+    /** The launcher of a tensor kernel (variant_permute()), whose `launch` and `launch16` are NULL. */
+    permute_launcher permute = nullptr;
 #else
     enum variant_output output;
     /** The launcher of a step of 2-byte elements; NULL in a float32 step. */
     transpose_launcher_16 launch16;
+    /** The launcher of a tensor kernel; NULL in a step of matrices. */
+    permute_launcher permute;
 #endif
 } kernel_variant;
 
@@ -133,6 +149,18 @@ static inline kernel_variant variant_both(const char *name, const char *summary,
 {
     kernel_variant v = {name, summary, launch, min_cc};
     v.launch16 = launch16;
+    return v;
+}
+
+/**
+ * @brief A tensor kernel (step 15), for both element types: write
+ *        `variant_permute("name", "summary", launcher)` in the step's table.
+ */
+static inline kernel_variant variant_permute(const char *name, const char *summary, permute_launcher launch,
+                                             int min_cc = ANY_GPU)
+{
+    kernel_variant v = {name, summary, nullptr, min_cc};
+    v.permute = launch;
     return v;
 }
 #endif
@@ -165,6 +193,8 @@ static inline size_t step_element_bytes(const step_desc *step)
 /** @brief Whether @p v has a launcher for elements of @p element_bytes bytes (4: `launch`, 2: `launch16`). */
 static inline int variant_takes(const kernel_variant *v, size_t element_bytes)
 {
+    if (v->permute != NULL)   /* a tensor kernel takes both */
+        return element_bytes == sizeof(float) || element_bytes == sizeof(uint16_t);
     if (element_bytes == sizeof(float))
         return v->launch != NULL;
     return element_bytes == sizeof(uint16_t) && v->launch16 != NULL;   /* no launcher for any other size */

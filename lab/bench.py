@@ -16,6 +16,8 @@
     python3 -m lab.bench --study held-out      the same (held-out-bf16: bf16) on shapes held out of the fit
     python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
                                                -> <gpu>-timing.csv
+    python3 -m lab.bench --study permute       step 15 on the permutes of ML code, both element types
+                                               -> <gpu>-permute.csv
     python3 -m lab.bench --study all           every study, in turn (make study)
 
 Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
@@ -36,7 +38,7 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -129,6 +131,12 @@ TIMING_SHAPES = "2048x2048,16384x16384"
 FLUSHES = ("write", "read")  # the old method first
 
 
+# Step 15's tensors: the permutes of ML code (attention's head split and merge, K transposed, NCHW to NHWC), a
+# reversal, odd sizes, a rank-5 case, and 4,096 matrices of 64 x 64; each in both element types.
+PERMUTE_TENSORS = (("8,4096,32,128", "0,2,1,3"), ("8,32,4096,128", "0,2,1,3"), ("64,2048,2048", "0,2,1"),
+                   ("32,256,56,56", "0,2,3,1"), ("96,100,200", "2,1,0"), ("7,1000,13,77", "0,2,1,3"),
+                   ("16,64,32,16,64", "0,3,1,4,2"), ("4096,64,64", "0,2,1"))
+
 STUDIES = ("narrow", "pitch", "runs", "lines", "order", "pattern", "dispatch", "dispatch-bf16", "held-out",
            "held-out-bf16", "timing")
 
@@ -140,12 +148,14 @@ class Run:
     name: str
     step: str
     shapes: str
-    options: tuple[str, ...] = ()  # --variant or --flush
-    flush: str = ""  # the timing study's extra column
+    options: tuple[str, ...] = ()  # --variant, --flush or --dtype
+    columns: dict = field(default_factory=dict)  # the extra columns: the timing study's flush, a tensor's dims
 
     def command(self, args) -> list[str]:
-        return [str(machine.program(args.build, self.step)), "--shapes", self.shapes, *self.options, "--csv",
-                *args.program_args]
+        where = ("--shapes", self.shapes)
+        if "dims" in self.columns:  # a tensor instead of matrices
+            where = ("--dims", self.columns["dims"].replace("x", ","), "--perm", self.columns["perm"])
+        return [str(machine.program(args.build, self.step)), *where, *self.options, "--csv", *args.program_args]
 
 
 def runs_of(table, shapes: str) -> list[Run]:
@@ -178,7 +188,11 @@ def planned_runs(args) -> list[Run]:
         return runs_of(BF16_DISPATCH_RUNS, HELD_OUT_SHAPES)
     if args.study == "timing":
         answer = machine.answer_step("float32", args.build)  # the last step taking float32, as the programs say
-        return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), f) for f in FLUSHES]
+        return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), {"flush": f}) for f in FLUSHES]
+    if args.study == "permute":
+        return [Run(f"permute-{i}-{dtype}", "15", "", ("--dtype", dtype),
+                    {"dtype": dtype, "dims": dims.replace(",", "x"), "perm": perm})
+                for i, (dims, perm) in enumerate(PERMUTE_TENSORS) for dtype in ("f32", "bf16")]
     return [Run(f"step{s}", s, ",".join(args.shapes)) for s in args.steps]
 
 
@@ -212,7 +226,7 @@ def collect(runs: list[Run], folder: Path, layout: str) -> tuple[pd.DataFrame, l
             problems.append(f"{machine.program_name(run.step)} ({run.name}): exit code {rc}")
         if csv.is_file() and csv.stat().st_size:
             try:
-                frames.append(results.load(csv, "bench").assign(flush=run.flush))
+                frames.append(results.load(csv, "bench").assign(**run.columns))
             except results.ResultsError as err:
                 problems.append(f"left out: {err}")
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(schema.LAYOUTS[layout]))
@@ -241,7 +255,7 @@ def measure(args) -> int:
     gpu_name, _ = machine.gpu()
     gpu = args.gpu or results.gpu_slug(gpu_name)
     kind = "bench" if args.study == "sweep" else args.study
-    layout = "timing" if args.study == "timing" else "bench"
+    layout = args.study if args.study in ("timing", "permute") else "bench"
     folder = args.build / "bench" / f"{gpu}-{args.study}"
     folder.mkdir(parents=True, exist_ok=True)
     runs, start, path = planned_runs(args), time.time(), results.path(gpu, kind)
@@ -255,7 +269,7 @@ def measure(args) -> int:
     if args.rerun:  # the committed rows of the steps not measured again
         kept = results.load(path, "bench")
         frame = pd.concat([kept[~kept["step"].isin(args.steps)], frame], ignore_index=True)
-    if args.study != "timing":  # the timing study keeps its runs apart: all of write, then all of read
+    if layout == "bench":  # the timing study keeps its runs apart: all of write, then all of read; permute, its tensors
         frame = in_shape_order(frame)
     results.write(frame, path, layout)
     problems += [f"step{r.step} {results.Shape(r.rows, r.cols, r.offset)} {r.kernel}: check={r.check}"
@@ -264,7 +278,8 @@ def measure(args) -> int:
         "gpu": gpu_name, "driver": machine.driver(), "timing method": timing_line(runs[0], args),
         "command": shlex.join(["python3", "-m", "lab.bench", *args.argv]),
         "programs": ", ".join(shlex.join([machine.program_name(r.step), *r.options]) for r in runs),
-        "shapes": " ".join(dict.fromkeys(r.shapes for r in runs)), "options": shlex.join(args.program_args),
+        "shapes": " ".join(dict.fromkeys(r.shapes or f"{r.columns['dims']}:{r.columns['perm']}" for r in runs)),
+        "options": shlex.join(args.program_args),
         "took": f"{time.time() - start:.0f} s" + (", keeping the runs that had finished" if args.resume else "")})
     machine.say(f"bench: wrote {os.path.relpath(path)} ({len(frame)} rows)")
     for r in frame[frame["check"] == "SKIP"].itertuples():
@@ -278,8 +293,9 @@ def measure(args) -> int:
 
 def parse_args(argv):
     parser = machine.Parser(prog="python3 -m lab.bench", description=__doc__)
-    parser.add_argument("--study", choices=("sweep", "all") + STUDIES, default="sweep",
-                        help="the shape sweep (default), one of the studies, or all of them in turn")
+    parser.add_argument("--study", choices=("sweep", "all", "permute") + STUDIES, default="sweep",
+                        help="the shape sweep (default), one of the studies, or all of them in turn; permute: "
+                        "step 15's tensors, which make bench runs after the sweep")
     parser.add_argument("--gpu", help="names the files: docs/results/<gpu>.csv (default: from the GPU's name)")
     parser.add_argument("--shapes", help="sweep: ROWSxCOLS[+OFFSET] list (default: the `bench` shapes)")
     parser.add_argument("--steps", help="sweep: two-digit step numbers (default: every step)")

@@ -927,6 +927,59 @@ def plot_sizes(name, frame):
     return fig
 
 
+# ---------------------------------------------------------------- the fold: figure 15
+
+FOLD_DIMS, FOLD_PERM, FOLD_NAMES = "32,256,56,56", "0,2,3,1", "NCHW"   # NCHW to NHWC, as vision models run it
+
+
+def plan_of(dims: str, perm: str) -> dict:
+    """Step 15's fold of a tensor, as its program prints it (--plan): the rule's own output, not a copy of it."""
+    import json
+    import os
+    import subprocess
+
+    build = machine.ROOT / os.environ.get("BUILD", "build")
+    ran = subprocess.run([str(machine.program(build, "15")), "--dims", dims, "--perm", perm, "--plan"],
+                         capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(ran.stdout)
+
+
+def fold_row(c, label, names, sizes, fills, w=4.5):
+    """One row of dimensions at the cursor: a box each, its name and size in it; the x of each box's middle."""
+    c.label(X0, c.y + 0.6, label)
+    for n, (name, size, fill) in enumerate(zip(names, sizes, fills, strict=True)):
+        c.cell(X0 + n * (w + 0.5), c.y, w, 1.2, fill, f"{name} {size}", size=TEXT)
+    middles = [X0 + n * (w + 0.5) + w / 2 for n in range(len(names))]
+    c.y += 1.2
+    return middles
+
+
+def fig_15_fold():
+    """Step 15: NCHW to NHWC folds to 32 transposes of 256 x 3136: H and W stay together, so they merge."""
+    plan = plan_of(FOLD_DIMS, FOLD_PERM)
+    group = plan["folded_into"]   # per input dimension: the folded one it joined (-1: size 1, dropped)
+    fill = [PALETTE[g] if g >= 0 else EMPTY for g in group]
+    names = list(FOLD_NAMES)
+    c = Canvas(f"Step 15's fold of [{FOLD_DIMS}] permuted by ({FOLD_PERM}): {plan['kind'].replace('_', ' ')}")
+    top = fold_row(c, "in", names, plan["dims"], fill)
+    c.y += 1.6
+    out = fold_row(c, "out", [names[p] for p in plan["perm"]], [plan["dims"][p] for p in plan["perm"]],
+                   [fill[p] for p in plan["perm"]])
+    for i, p in enumerate(plan["perm"]):   # each input dimension to where the output puts it
+        c.arrow((top[p], c.y - 2.8), (out[i], c.y - 1.25), color=MUTED)
+    c.y += 1.6
+    folded = ["+".join(names[d] for d in range(len(names)) if group[d] == f) for f in range(len(plan["folded_dims"]))]
+    fold_row(c, "folded", folded, plan["folded_dims"], PALETTE[:len(folded)], w=6.0)
+    c.y += 1.2
+    c.line(f"batch {' x '.join(map(str, plan['batch_extent']))}: matrices "
+           f"{', '.join(map(str, plan['batch_in_stride']))} elements apart in in, "
+           f"{', '.join(map(str, plan['batch_out_stride']))} in out", size=TEXT)
+    c.line(f"each {plan['rows']} x {plan['cols']}: its rows {plan['in_pitch']} apart in in, the rows of its "
+           f"transpose {plan['out_pitch']} apart in out", size=TEXT)
+    c.line("input dimensions that stay next to each other, in order, in the output are one dimension", color=MUTED)
+    return c.done([(PALETTE[f], f"folded dimension {f}: {name}") for f, name in enumerate(folded)])
+
+
 # ---------------------------------------------------------------- drawing everything
 
 # Every fig_* function draws docs/img/fig-*.svg: fig_01_sectors() draws fig-01-sectors.svg.

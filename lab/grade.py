@@ -72,9 +72,11 @@ OUTPUT_LIMIT = 1 << 20  # bytes kept of each of a program's stdout and stderr
 LISTING_LIMIT = 1 << 28  # the same for cuobjdump, whose listings are long
 GRADED_KERNELS = ("student", "reference", "step")  # those of a grader program (lab/grade_main.cu), graded one first
 
-SHAPE_RE = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(?:\+[0-3])?")
+# A matrix, or (exercise 15) a tensor and its permutation, one digit an axis: 33x4097+1, 3x4x5x6:1302
+SHAPE_RE = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(?:\+[0-3])?|(?:[1-9][0-9]*x){0,5}[1-9][0-9]*:[0-5]{1,6}(?:\+[0-7])?")
 # The harness's --check-only line: PASS 07 shared_padded 33x4097+1 [(why)]
-CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ([0-9]+x[0-9]+(?:\+[0-9]+)?)(?: \((.*)\))?\s*$")
+CHECK_LINE_RE = re.compile(r"^(PASS|FAIL|SKIP) (\d+) (\S+) ((?:[0-9]+x)*[0-9]+(?::[0-9]+)?(?:\+[0-9]+)?)"
+                           r"(?: \((.*)\))?\s*$")
 DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memory")  # exit 3: the shape is too big
 
 # The Nsight Compute counter ratios a "profile" requirement may bound: name -> (numerator, denominator).

@@ -59,6 +59,9 @@ static const step_desc &grader(void)
     variants[0].launch16 = STUDENT.launch16;   // a step of 2-byte elements launches these
     variants[1].launch16 = reference.launch16;
     variants[2].launch16 = step.variants[0].launch16;
+    variants[0].permute = STUDENT.permute;   // a step of tensor kernels (15) launches these
+    variants[1].permute = reference.permute;
+    variants[2].permute = step.variants[0].permute;
     static const step_desc desc = {
         HARNESS_STR(EXERCISE),
         step.name,

@@ -182,8 +182,9 @@ def steps_of(dtype: str, build: Path | None = None) -> list[str]:
 
 def answer_step(dtype: str = "float32", build: Path | None = None) -> str:
     """The tutorial's answer for an element type: the last step whose default kernel takes it (--describe's
-    element_types; a step may take both through --dtype), the kernel the README puts forward."""
-    found = [step for step in steps() if dtype in describe(step, build)["element_types"]]
+    element_types; a step may take both through --dtype), the kernel the README puts forward. A step of tensor
+    kernels (step 15) takes matrices too, but is not the matrices' answer."""
+    found = [step for step in steps() if dtype in (d := describe(step, build))["element_types"] and not d["tensors"]]
     if not found:
         raise Stop(f"no step under steps/ has {dtype} elements")
     return found[-1]

@@ -636,12 +636,12 @@ def measure_all(timer, entries, shapes, args) -> list[dict]:
     return rows
 
 
-def ratios(frame: pd.DataFrame) -> pd.DataFrame:
-    """pct_of_copy and vs_tutorial, from the copy and tutorial rows of each shape."""
+def ratios(frame: pd.DataFrame, keys=("rows", "cols")) -> pd.DataFrame:
+    """pct_of_copy and vs_tutorial, from the copy and tutorial rows of each shape (or of each tensor: keys)."""
 
     def of(role):
         medians = frame["median_ms"].where(frame["role"] == role)
-        return medians.groupby([frame["rows"], frame["cols"]]).transform("first")
+        return medians.groupby([frame[k] for k in keys]).transform("first")
 
     frame["pct_of_copy"] = 100 * of("copy") / frame["median_ms"]
     frame["vs_tutorial"] = of("tutorial") / frame["median_ms"]

@@ -17,10 +17,13 @@ PEERS = ("gpu", "peer", "version", "op", "role", "rows", "cols",
 REFERENCE = ("exercise", "kernel", "role", "rows", "cols", "offset", "median_ms", "min_ms", "gbps",
              "pct_of_copy", "vs_cublas", "source", "sha256", "gpu", "driver", "cuda", "date")
 TIMING = BENCH + ("flush",)
+PERMUTE = BENCH + ("dtype", "dims", "perm")  # step 15's tensors: rows x cols is the fold's matrix (its count)
+PEERS_PERMUTE = PEERS + ("dims", "perm")  # lab.peers_permute: rows x cols is the count, the last dimension as cols
 SASS = ("step", "kernel", "registers", "shared_bytes", "stack_bytes", "instruction", "count")
 
 LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFERENCE,
-           "timing": TIMING, "sass": SASS}
+           "timing": TIMING, "sass": SASS, "permute": PERMUTE,
+           "peers-permute": PEERS_PERMUTE}
 
 # The `role` column says which rows are baselines, never a kernel's name:
 #   copy     a plain copy of the same bytes; a run's copy bound is the fastest
@@ -29,5 +32,6 @@ LAYOUTS = {"bench": BENCH, "profile": PROFILE, "peers": PEERS, "reference": REFE
 #   bound    moves the bytes as the kernel does but copies (step 06's shared_copy)
 #   tutorial, peer   the peers run: the tutorial's answer (the last step of the element type), the others
 STEP_ROLES = ("copy", "library", "kernel", "bound")
-ROLES = {"bench": STEP_ROLES, "timing": STEP_ROLES, "profile": STEP_ROLES + ("peer", "tutorial"),
-         "peers": ("copy", "tutorial", "peer"), "reference": ("copy", "library", "kernel")}
+ROLES = {"bench": STEP_ROLES, "timing": STEP_ROLES, "permute": STEP_ROLES, "profile": STEP_ROLES + ("peer", "tutorial"),
+         "peers": ("copy", "tutorial", "peer"), "peers-permute": ("copy", "tutorial", "peer"),
+         "reference": ("copy", "library", "kernel")}

@@ -7,7 +7,7 @@
     bench      the sweep and the studies (make study)    -> <gpu>.csv, <gpu>-<study>.csv
     profile    Nsight Compute over lab/profile_plan.csv  -> <gpu>-profile.csv
     peers      the other libraries, and their counters   -> <gpu>-peers.csv, <gpu>-peers-bf16.csv,
-                                                            <gpu>-peers-profile.csv
+                                                            <gpu>-peers-profile.csv, <gpu>-peers-permute*.csv
     reference  the exercise solutions' timings (make reference-timings)
     docs       the figures and the pages drawn from the results (make figures docs-tables)
 
@@ -61,7 +61,7 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
     return {
         "bench": [make + ["bench"] + ([f"RERUN={rerun}"] if rerun else []), make + ["study"]],
         "profile": [make + ["profile-plan"] + ([f"STEPS={rerun}"] if rerun else [])],
-        "peers": [make + ["peers"], make + ["peers-profile"]],
+        "peers": [make + ["peers"], make + ["peers-profile"], make + ["peers-permute"]],
         # A new GPU's plots, and the pages that name every GPU of gpus.csv, drawn from what it measured.
         "docs": [make + ["figures"], make + ["docs-tables"]],
         # The timings the docs quote come from an H200; another GPU's go beside its other results.

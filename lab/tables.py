@@ -890,5 +890,39 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     return quoted[col](row[col])
 
 
+def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str | None = None) -> str:
+    """Step 15 on the tensors of lab.bench's permute study: its % of copy, its control's, and the best peer's of
+    lab.peers_permute where it ran; where nothing was measured, a line that says so. counter=METRIC: that
+    counter of its default and of its control on NCHW to NHWC (rows 8192 x 3136 once folded), which the GPU
+    session profiles outside lab/profile_plan.csv (the plan takes matrices)."""
+    gpu, path = gpu or page.gpu, results.path(gpu or page.gpu, "permute")
+    if counter is not None:
+        rows = select(gpu, "profile", step="15", metric=counter, at="8192x3136") \
+            if results.path(gpu, "profile").is_file() else None
+        found = [] if rows is None else [rows.loc[rows["kernel"] == k, "value"] for k in ("permute", "naive")]
+        if not found or any(f.empty for f in found):
+            return f"not measured on the {gpu} yet"
+        return f"{fmt_metric(found[0].iloc[0])} against {fmt_metric(found[1].iloc[0])}"
+    if not path.is_file():
+        return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
+    rows = results.load(path, "permute")
+    peers_path = results.path(gpu, "peers-permute" + ("" if dtype == "f32" else f"-{dtype}"))
+    others = results.load(peers_path, "peers-permute") if peers_path.is_file() else None
+    body = []
+    for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
+        pct = {k: fmt_pct(run.loc[run["kernel"] == k, "pct_of_copy"].max()) for k in ("permute", "naive")}
+        best = "not measured"
+        if others is not None:
+            mine = others[(others["dims"] == dims) & (others["perm"] == perm) & (others["role"] == "peer")]
+            if not (top := mine.dropna(subset=["pct_of_copy"])).empty:
+                top = top.loc[top["pct_of_copy"].idxmax()]
+                best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
+        body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], best])
+    notes = [source(gpu, "permute")] + ([source(gpu, peers_path.stem.removeprefix(f"{gpu}-"))] if others is not None
+                                        else [])
+    return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "best peer, % of copy"], body),
+                 *notes)
+
+
 FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, peers_best, timing, steps, expected,
-             reference, value, found, findings, measured)
+             reference, value, found, findings, measured, permute)

@@ -5,6 +5,7 @@
 #   make bench RERUN="11 12"    measure these steps again, keep the other steps' committed rows
 #   make study [STUDIES="pattern order"]   the lab's studies (all by default; python3 -m lab.bench --help
 #                               lists them), each -> docs/results/<gpu>-<study>.csv
+#   make bench also runs lab.bench --study permute: step 15 on the permutes of ML code, both element types
 #   make gpu-session [BATCHES="bench profile"] [RERUN="11 12"]
 #                               everything that needs the GPU (python3 -m lab.session)
 #
@@ -26,6 +27,8 @@ bench: setup $(addprefix $(BUILD)/step,$(BENCH_STEPS)) ## run all steps over the
 	@$(PYTHON) -m lab.bench --build '$(BUILD)' $(bench_gpu) $(if $(SHAPES),--shapes '$(SHAPES)') \
 	    $(if $(bench_named),--steps '$(bench_named)') $(if $(RERUN),--rerun '$(RERUN)') \
 	    $(if $(filter-out 0,$(RESUME)),--resume)
+	@# Step 15 permutes tensors: beside its matrices in the sweep, the tensors of lab.bench's permute study.
+	@$(if $(filter 15,$(BENCH_STEPS)),$(PYTHON) -m lab.bench --study permute --build '$(BUILD)' $(bench_gpu))
 
 STUDIES      ?= all
 STUDY_BIN    := $(BUILD)/study

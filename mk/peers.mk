@@ -60,6 +60,19 @@ $(PEERS_LIB): $(PEERS_OBJS) $(PEERS_COMMON)
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# Step 15 as a library of its own (it compiles the capstone's API in, as step 14 does: one library cannot hold both).
+PERMUTE_LIB    := $(PEERS_DIR)/libpermute.so
+$(PERMUTE_LIB): $(PEERS_DIR)/obj/$(call step_src,15).o $(PEERS_DIR)/obj/steps/15_permute/library/permute_library.cu.o \
+                $(PEERS_COMMON)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+.PHONY: peers-permute
+peers-permute: export BUILD := $(BUILD)
+peers-permute: setup $(PERMUTE_LIB) ## step 15 beside PyTorch, torch.compile, Triton and JAX on tensors -> docs/results/<gpu>-peers-permute.csv, -peers-permute-bf16.csv
+	@$(PYTHON) -m lab.peers_permute --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+	@$(PYTHON) -m lab.peers_permute --dtype bf16 --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+
 # The headers' own warnings are not ours (-isystem); this file's are errors, as every file's are.
 $(CUTE_LIB): lab/peer_cute.cu $(BUILD)/flags.txt
 	@mkdir -p $(PEERS_DIR)/obj/lab

@@ -369,14 +369,14 @@ static void test_shapes_exclusive(void)
 static void test_format_shape(void)
 {
     char text[SHAPE_TEXT_MAX];
-    const shape plain = {33, 4097, 0}, shifted = {33, 4097, 1};
+    const shape plain = {.rows = 33, .cols = 4097}, shifted = {.rows = 33, .cols = 4097, .offset = 1};
     format_shape(&plain, text, sizeof text);
     expect(strcmp(text, "33x4097") == 0, "shapes: 33x4097 is written without +0");
     format_shape(&shifted, text, sizeof text);
     expect(strcmp(text, "33x4097+1") == 0, "shapes: an offset is written as +1");
 
-    const shape largest = {SIZE_MAX / 4, 1, MAX_OFFSET};
-    shape back = {0, 0, 0};
+    const shape largest = {.rows = SIZE_MAX / 4, .cols = 1, .offset = MAX_OFFSET};
+    shape back = {.rows = 0};
     format_shape(&largest, text, sizeof text);
     expect(parse_shape(text, &back) == 0 && is_shape(&back, largest.rows, 1, MAX_OFFSET),
            "shapes: the longest shape text fits SHAPE_TEXT_MAX and parses back");
@@ -481,10 +481,10 @@ static report_row timed_row(row_kind kind, const char *name, double median, size
     return row;
 }
 
-/* C names all five members; in C++ (the step files) four mean a transpose. */
+/* C names all seven members; in C++ (the step files) four mean a transpose. */
 static const kernel_variant fake_variants[] = {
-    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
-    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE, NULL},
+    {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
+    {"tma", "needs Hopper", NULL, 90, OUTPUT_TRANSPOSE, NULL, NULL},
 };
 static const step_desc fake_step = {"05", "fake", "A fake step", fake_variants, 2, NULL, sizeof(float)};
 
@@ -493,7 +493,7 @@ static void test_report_csv(void)
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.name, sizeof gpu.name, "NVIDIA Test, GPU");
-    const shape s = {1024, 1024, 1};
+    const shape s = {.rows = 1024, .cols = 1024, .offset = 1};
     report_row rows[6] = {
         timed_row(ROW_MEMCPY, "memcpy", 1.0, 0), timed_row(ROW_COPY_KERNEL, "copy_kernel", 2.0, 0),
         timed_row(ROW_CUBLAS, "cublas", 1.25, 0), timed_row(ROW_VARIANT, "fast", 0.5, 0),
@@ -505,7 +505,7 @@ static void test_report_csv(void)
     rows[5].output = OUTPUT_COPY;
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 6, sizeof(float)};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 6, sizeof(float), NULL};
 
     /* 1024 x 1024 floats read and written in 1 ms: 8.388608 GB/s.
      * The copy bound is memcpy's 1.0 ms: the bound copies too, faster, but is no baseline. */
@@ -535,7 +535,7 @@ static void test_report_check_lines(void)
 {
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
-    const shape s = {33, 4097, 1};
+    const shape s = {.rows = 33, .cols = 4097, .offset = 1};
     report_row rows[4] = {
         timed_row(ROW_VARIANT, "fast", 0.0, 0), timed_row(ROW_VARIANT, "wrong", 0.0, 12),
         timed_row(ROW_VARIANT, "one_off", 0.0, 1), timed_row(ROW_VARIANT, "tma", 0.0, 0)};
@@ -544,7 +544,7 @@ static void test_report_check_lines(void)
              "needs compute capability 9.0, this GPU is 8.6");
     options opt;
     options_defaults(&opt);
-    const report r = {&fake_step, &gpu, &opt, &s, rows, 4, sizeof(float)};
+    const report r = {&fake_step, &gpu, &opt, &s, rows, 4, sizeof(float), NULL};
     const char *want = "PASS 05 fast 33x4097+1\n"
                        "FAIL 05 wrong 33x4097+1 (12 wrong elements)\n"
                        "FAIL 05 one_off 33x4097+1 (1 wrong element)\n"
@@ -580,14 +580,14 @@ static void test_bound_rows(void)
 
     gpu_info gpu;
     memset(&gpu, 0, sizeof gpu);
-    const shape s = {33, 65, 0};
+    const shape s = {.rows = 33, .cols = 65};
     options opt;
     options_defaults(&opt);
     snprintf(memcpy_row.label, sizeof memcpy_row.label, "cudaMemcpy D2D");
     snprintf(transpose.label, sizeof transpose.label, "05 fast");
     snprintf(bound.label, sizeof bound.label, "05 copy");
     report_row rows[3] = {memcpy_row, transpose, bound};
-    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3, sizeof(float)};
+    const report with_bound = {&fake_step, &gpu, &opt, &s, rows, 3, sizeof(float), NULL};
     expect(copy_bound_ms(&with_bound) == 1.0, "bound: never taken as the copy bound");
 
     char text[4096];
@@ -598,7 +598,7 @@ static void test_bound_rows(void)
     expect(strstr(text, "\n05 copy is a bound, not a transpose") != NULL &&
                strstr(text, "05 fast is a bound") == NULL,
            "bound: the table names it under the table as a bound");
-    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2, sizeof(float)};
+    const report without_bound = {&fake_step, &gpu, &opt, &s, rows, 2, sizeof(float), NULL};
     capture(print_table, &without_bound, text, sizeof text);
     expect(strstr(text, "is a bound") == NULL, "bound: no note when there is no bound");
 }
@@ -624,8 +624,8 @@ static void test_copy_checked_as_copy(void)
 static void test_default_must_transpose(void)
 {
     static const kernel_variant copy_first[] = {
-        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY, NULL},
-        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
+        {"copy", "a bound", NULL, ANY_GPU, OUTPUT_COPY, NULL, NULL},
+        {"fast", "a fast kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
     };
     const step_desc step = {"05", "fake", "A fake step", copy_first, 2, NULL, sizeof(float)};
     char *argv[] = {(char *)"prog", (char *)"--check-only", (char *)"--shapes", (char *)"1x1",
@@ -673,8 +673,8 @@ static void test_variant_list(void)
 static void test_description(void)
 {
     const kernel_variant variants[] = {
-        {"fast", "a \"fast\" kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL},
-        {"copy", "a\\b\tc", NULL, 90, OUTPUT_COPY, NULL},
+        {"fast", "a \"fast\" kernel", NULL, ANY_GPU, OUTPUT_TRANSPOSE, NULL, NULL},
+        {"copy", "a\\b\tc", NULL, 90, OUTPUT_COPY, NULL, NULL},
     };
     const step_desc step = {"05", "fake", "A \"fake\" step", variants, 2, NULL, sizeof(float)};
     char text[1024];
@@ -689,6 +689,7 @@ static void test_description(void)
                         "  \"element_bytes\": 4,\n"
                         "  \"default_variant\": \"fast\",\n"
                         "  \"element_types\": [\"float32\"],\n"
+                        "  \"tensors\": false,\n"
                         "  \"variants\": [\n"
                         "    {\"name\": \"fast\", \"min_cc\": 0, \"role\": \"kernel\", \"element_types\": [\"float32\"], "
                         "\"summary\": \"a \\\"fast\\\" kernel\"},\n"

@@ -1,6 +1,7 @@
-"""Host unit tests: common/'s host code (test_common) and the index arithmetic of steps 11-12
-(test_tiles) and step 13 (test_tiles16) played on the host.  Each program prints one `PASS name`
-or `FAIL name` line per check; each line is a subtest here, so that a failure names its check."""
+"""Host unit tests: common/'s host code (test_common), step 15's fold and batched tiles (test_permute,
+test_permute_tiles), and the index arithmetic of steps 11-12 (test_tiles) and step 13 (test_tiles16) played on the
+host.  Each program prints one `PASS name` or `FAIL name` line per check; each line is a subtest here, so that a
+failure names its check."""
 
 import pytest
 
@@ -9,7 +10,7 @@ from conftest import BUILD, first_lines, run
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize("program", ["test_common", "test_tiles", "test_tiles16"])
+@pytest.mark.parametrize("program", ["test_common", "test_permute", "test_permute_tiles", "test_tiles", "test_tiles16"])
 def test_unit_program(program, subtests):
     result = run([BUILD / "tests" / program], timeout=300)
     lines = [line.split(" ", 1) for line in result.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]

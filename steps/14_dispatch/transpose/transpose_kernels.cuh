@@ -608,9 +608,9 @@ static inline bool vec4_fits(const float *in, const float *out, size_t rows, siz
  * second way with the same three functions, which copies with `cp.async`.
  */
 struct load_through_registers {
-    /** @brief Issue the load of the float or float4 at @p src into @p held. */
-    template <class T>
-    static __device__ __forceinline__ void start(T * /* slot */, const float *src, T &held)
+    /** @brief Issue the load of the float or float4 (or, in step 15, 2-byte element) at @p src into @p held. */
+    template <class T, class E>
+    static __device__ __forceinline__ void start(T * /* slot */, const E *src, T &held)
     {
         held = *reinterpret_cast<const T *>(src);
     }
@@ -663,48 +663,53 @@ struct load_by_cp_async {
 
 /**
  * @brief The 4-byte kernel's work on one tile, for any shape and any
- *        4-byte-aligned pointers: load it into @p tile, then write it out
+ *        element-aligned pointers: load it into @p tile, then write it out
  *        transposed.
  *
  * Thread (@p tx, @p ty) of the 32 x 8 block moves elements (ty + 8i, tx)
  * and (ty + 8i, tx + 32) of the tile, i = 0..7: a warp reads 32 consecutive
- * floats of one row of `in`, and writes 32 consecutive floats of one row of
- * `out`. Every element is bounds-checked, so edge tiles of any size work.
+ * elements of one row of `in`, and writes 32 consecutive elements of one row
+ * of `out`. Every element is bounds-checked, so edge tiles of any size work.
+ *
+ * The rows of `in` are @p in_pitch elements apart and those of `out`
+ * @p out_pitch: cols and rows for one matrix (transpose_tile_words()), more
+ * where the matrix is one of a batch inside a tensor (step 15).
  *
  * @tparam Load how a word reaches the tile: load_through_registers, or
  *              step 10's `cp.async` copies
+ * @tparam T    the element: float, or step 15's 2-byte elements
  * @param tile   the block's TILE x TILE shared buffer, laid out by word_slot()
- * @param in     the rows x cols input, row-major
- * @param out    the cols x rows output, row-major
+ * @param in     the rows x cols input, rows @p in_pitch apart
+ * @param out    the cols x rows output, rows @p out_pitch apart
  * @param rows   rows of `in`
  * @param cols   columns of `in`
+ * @param in_pitch  elements from one row of `in` to the next
+ * @param out_pitch elements from one row of `out` to the next
  * @param row0   first row of `in` in this tile
  * @param col0   first column of `in` in this tile
  * @param tx     this thread's lane in its warp, 0..31
  * @param ty     its warp in the block, 0..7 (passed in, and computed once
  *               per kernel: a 2D or a 1D block gives them differently)
  */
-template <class Load>
-static __device__ __forceinline__ void transpose_tile_words(float *tile,
-                                                            const float *__restrict__ in,
-                                                            float *__restrict__ out,
-                                                            size_t rows, size_t cols,
-                                                            size_t row0, size_t col0,
-                                                            unsigned tx, unsigned ty)
+template <class Load, class T>
+static __device__ __forceinline__ void transpose_tile_pitched(T *tile, const T *__restrict__ in,
+                                                              T *__restrict__ out, size_t rows, size_t cols,
+                                                              size_t in_pitch, size_t out_pitch, size_t row0,
+                                                              size_t col0, unsigned tx, unsigned ty)
 {
     const unsigned height = tile_extent(rows, row0);
     const unsigned width = tile_extent(cols, col0);
 
     // Load: all 16 loads are started before the first is finished.
-    const float *src = in + (row0 + ty) * cols + col0 + tx;
-    float v[TILE / BLOCK_ROWS][TILE / BLOCK_COLS];   // what Load keeps in registers, if anything
+    const T *src = in + (row0 + ty) * in_pitch + col0 + tx;
+    T v[TILE / BLOCK_ROWS][TILE / BLOCK_COLS];   // what Load keeps in registers, if anything
 #pragma unroll
     for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
 #pragma unroll
         for (unsigned h = 0; h < TILE / BLOCK_COLS; ++h) {
             const unsigned r = ty + i * BLOCK_ROWS, c = tx + h * BLOCK_COLS;   // (row, col) inside the tile
             if (r < height && c < width)
-                Load::start(&tile[word_slot(r, c)], src + i * BLOCK_ROWS * cols + h * BLOCK_COLS, v[i][h]);
+                Load::start(&tile[word_slot(r, c)], src + i * BLOCK_ROWS * in_pitch + h * BLOCK_COLS, v[i][h]);
         }
 #pragma unroll
     for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
@@ -718,7 +723,7 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
     __syncthreads();   // so are everyone's
 
     // Store: row c of this tile of `out` is column c of `tile`.
-    float *dst = out + (col0 + ty) * rows + row0 + tx;
+    T *dst = out + (col0 + ty) * out_pitch + row0 + tx;
 #pragma unroll
     for (unsigned i = 0; i < TILE / BLOCK_ROWS; ++i)
 #pragma unroll
@@ -726,9 +731,21 @@ static __device__ __forceinline__ void transpose_tile_words(float *tile,
             const unsigned c = ty + i * BLOCK_ROWS;   // column of the tile = row of `out`
             const unsigned r = tx + h * BLOCK_COLS;   // row of the tile = column of `out`
             if (r < height && c < width)
-                dst[i * BLOCK_ROWS * rows + h * BLOCK_COLS] = tile[word_slot(r, c)];
+                dst[i * BLOCK_ROWS * out_pitch + h * BLOCK_COLS] = tile[word_slot(r, c)];
         }
     __syncthreads();   // everyone is done reading before the next tile overwrites it
+}
+
+/**
+ * @brief transpose_tile_pitched() on one rows x cols float matrix: its rows
+ *        are cols floats apart in `in` and rows floats apart in `out`.
+ */
+template <class Load>
+static __device__ __forceinline__ void transpose_tile_words(float *tile, const float *__restrict__ in,
+                                                            float *__restrict__ out, size_t rows, size_t cols,
+                                                            size_t row0, size_t col0, unsigned tx, unsigned ty)
+{
+    transpose_tile_pitched<Load>(tile, in, out, rows, cols, cols, rows, row0, col0, tx, ty);
 }
 
 

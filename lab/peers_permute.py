@@ -1,0 +1,192 @@
+"""Time step 15 beside other libraries' permutes: docs/results/<gpu>-peers-permute.csv (and -bf16).
+
+    make peers-permute    or    python3 -m lab.peers_permute [--dtype bf16] [--reps 20] [--gpu h200]
+
+lab.peers' timer, checks, rounds and columns (plus dims and perm), on lab.bench's permute tensors: the copy bound,
+step 15 (build/peers/libpermute.so), PyTorch eager and torch.compile writing `.permute(p)` into y, a Triton kernel
+on step 15's fold (lab/peer_triton_permute.py) and JAX's `jnp.transpose`, each checked bit for bit first.
+cuTENSOR's cutensorPermute is a peer too, but its wheel cannot be installed where the GPU machines are: SKIP rows.
+Exit codes: 0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch, numpy or GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+from lab import bench, machine, peers, results, schema
+
+DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
+PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
+
+
+class TensorCase:
+    """One tensor: x, the output y (the permuted shape, contiguous) and numpy's permutation of x."""
+
+    def __init__(self, timer, dims: tuple, perm: tuple):
+        torch = timer.torch
+        self.dims, self.perm = dims, perm
+        self.cols = dims[-1]
+        self.rows = int(np.prod(dims)) // self.cols
+        host = peers.host_input(torch, timer.dtype, self.rows, self.cols).reshape(dims)
+        self.x = torch.from_numpy(host).to("cuda").view(timer.torch_dtype)
+        self.want = torch.from_numpy(np.ascontiguousarray(host.transpose(perm))).to("cuda").view(timer.torch_dtype)
+        self.y = torch.empty(self.want.shape, dtype=timer.torch_dtype, device="cuda")
+
+
+class Step15(peers.Peer):
+    """Step 15's default kernel, from build/peers/libpermute.so."""
+
+    key, name, role = "tutorial", "tutorial", "tutorial"
+    lib_path = DEFAULT_LIB
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        if not os.path.exists(self.lib_path):
+            raise peers.Unavailable(f"{self.lib_path} not found: run 'make peers-permute', which builds it first")
+        self.lib = ctypes.CDLL(str(self.lib_path))
+        self.lib.permute_kernel_name.restype = self.lib.permute_launch_error.restype = ctypes.c_char_p
+        self.lib.permute_tensor.restype = ctypes.c_size_t
+        self.version, self.op = "step 15", self.lib.permute_kernel_name().decode()
+
+    def arrays(self, case):
+        rank = len(case.dims)
+        return rank, (ctypes.c_size_t * rank)(*case.dims), (ctypes.c_int * rank)(*case.perm)
+
+    def plan(self, case) -> list[int]:
+        """Step 15's fold of the case, as permute_plan_of() writes it."""
+        out = (ctypes.c_size_t * PLAN_SIZES)()
+        if self.lib.permute_plan_of(*self.arrays(case), out) != 0:
+            raise RuntimeError(f"step 15 refuses {case.dims} {case.perm}")
+        return list(out)
+
+    def make(self, case):
+        args = (self.timer.dtype.bytes, ctypes.c_void_p(case.x.data_ptr()), ctypes.c_void_p(case.y.data_ptr()),
+                *self.arrays(case), ctypes.c_void_p(self.timer.stream.cuda_stream))
+        return lambda: self.lib.permute_tensor(*args)
+
+    def check(self, case, run):
+        wrong = super().check(case, run)
+        if error := self.lib.permute_launch_error():
+            raise RuntimeError("the launch failed: " + error.decode())
+        return wrong
+
+
+class TorchPermute(peers.Peer):
+    key, name, op = "torch", "torch", "y.copy_(x.permute(p))"
+
+    def make(self, case):
+        x, y, perm = case.x, case.y, case.perm
+        return lambda: y.copy_(x.permute(perm))
+
+
+class TorchCompilePermute(peers.TorchCompile):
+    op = "torch.compile(y.copy_(x.permute(p))), dynamic=False (a Triton kernel)"
+
+    def make(self, case):
+        torch, perm = self.timer.torch, case.perm
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda x, y: y.copy_(x.permute(perm)), dynamic=False)
+        compiled(case.x, case.y)  # compile now, outside every check and timing
+        self.timer.stream.synchronize()
+        x, y = case.x, case.y
+        return lambda: compiled(x, y)
+
+
+class TritonPermute(peers.Peer):
+    key, name = "triton", "triton"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        try:
+            import triton
+
+            from lab import peer_triton_permute
+        except Exception as err:
+            raise peers.Unavailable(f"Triton is not installed ({peers.first_line(err)})") from err
+        self.kernel, self.version, self.fold = peer_triton_permute, triton.__version__, Step15(timer)
+
+    def make(self, case):
+        x, y, plan = case.x, case.y, self.fold.plan(case)
+        self.kernel.launch(x, y, plan)  # tune and compile now, outside every check and timing
+        self.timer.stream.synchronize()
+        self.op = f"step 15's fold, then a tiled Triton kernel, the fastest configuration: {self.kernel.best(plan)}"
+        return lambda: self.kernel.launch(x, y, plan)
+
+
+class JaxPermute(peers.JaxJit):
+    op = "jax.jit(lambda x: jnp.transpose(x, p))"
+
+    def make(self, case):
+        perm = case.perm
+        self.transpose = self.jax.jit(lambda a: self.jnp.transpose(a, perm))
+        return super().make(case)  # its check compares the elements in order, whatever the output's shape
+
+
+class CuTensor(peers.Peer):
+    key, name, op = "cutensor", "cutensor", "cutensorPermute"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        raise peers.Unavailable("cuTENSOR's wheel (nvidia-cutensor) cannot be installed where the GPU machines are")
+
+
+PEERS = [peers.CopyBound, Step15, TorchPermute, TorchCompilePermute, TritonPermute, JaxPermute, CuTensor]
+
+
+def measure_tensor(timer, entries, dims, perm, reps: int) -> list[dict]:
+    """The rows of one tensor: each peer made and checked (lab.peers.prepare), then timed in rounds."""
+    case, out, ready = TensorCase(timer, dims, perm), {}, {}
+    for i, (cls, peer) in enumerate(entries):
+        if peer is None:
+            out[i] = peers.row(timer, cls, case.rows, case.cols, "SKIP")
+            continue
+        run, out[i] = peers.prepare(timer, peer, case)
+        if run is not None:
+            ready[i] = (peer, run)
+    try:
+        out.update(peers.time_in_rounds(timer, case, ready, reps))
+    finally:
+        for peer, _ in ready.values():
+            peer.release()
+    tensor = {"dims": "x".join(map(str, dims)), "perm": ",".join(map(str, perm))}
+    return [{**out[i], **tensor} for i in range(len(entries))]
+
+
+def run(argv=None) -> int:
+    parser = machine.Parser(prog="python3 -m lab.peers_permute", description=__doc__)
+    parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
+    parser.add_argument("--dtype", choices=list(peers.DTYPES), default="float32")
+    parser.add_argument("--reps", type=int, default=20, help="timed runs per peer and tensor (default %(default)s)")
+    parser.add_argument("--lib", default=str(DEFAULT_LIB), help="step 15's library (make peers-permute builds it)")
+    args = parser.parse_args(argv)
+    Step15.lib_path = os.path.abspath(args.lib)
+    timer = peers.open_gpu(peers.DTYPES[args.dtype])
+    entries = []
+    for cls in PEERS:
+        try:
+            entries.append((cls, cls(timer)))
+        except peers.Unavailable as err:
+            print(f"skip: {cls.key}: {err}")
+            entries.append((cls, None))
+    tensors = [(tuple(map(int, d.split(","))), tuple(map(int, p.split(",")))) for d, p in bench.PERMUTE_TENSORS]
+    rows = [r for dims, perm in tensors for r in measure_tensor(timer, entries, dims, perm, args.reps)]
+    frame = peers.ratios(pd.DataFrame(rows, columns=schema.PEERS_PERMUTE), keys=["dims", "perm"])
+    print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
+    gpu = args.gpu or results.gpu_slug(timer.gpu_name)
+    path = results.path(gpu, "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}"))
+    results.write(frame, path, "peers-permute")
+    machine.write_env(path.with_name(f"{path.stem}-env.txt"), {
+        "gpu": timer.gpu_name, "driver": machine.driver(), "dtype": args.dtype, "reps": args.reps,
+        "command": " ".join(["python3 -m lab.peers_permute", *sys.argv[1:]]), "timing method": peers.TIMING_METHOD,
+        **{cls.key: f"{peer.version}, {peer.op}" if peer else "skipped" for cls, peer in entries}})
+    machine.say(f"peers: wrote {os.path.relpath(path)}")
+    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(machine.main(run))
