@@ -49,6 +49,7 @@ def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
     """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
     # The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
     layout = {"profile": "profile", "peers-profile": "profile", "timing": "timing", "reference-timings": "reference",
+              "permute": "permute", "peers-permute": "peers-permute", "peers-permute-bf16": "peers-permute",
               **{results.peers_kind(dtype): "peers" for dtype in machine.DTYPES}}
     try:
         frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV, layout.get(kind, "bench"))
@@ -911,16 +912,18 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
     body = []
     for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
         pct = {k: fmt_pct(run.loc[run["kernel"] == k, "pct_of_copy"].max()) for k in ("permute", "naive")}
-        best = "not measured"
-        if others is not None:
-            mine = others[(others["dims"] == dims) & (others["perm"] == perm) & (others["role"] == "peer")]
-            if not (top := mine.dropna(subset=["pct_of_copy"])).empty:
+        ours = best = "not measured"
+        if others is not None:  # step 15 and the peers in one run: the ratio to compare
+            same = others[(others["dims"] == dims) & (others["perm"] == perm)].dropna(subset=["pct_of_copy"])
+            ours = fmt_pct(same.loc[same["role"] == "tutorial", "pct_of_copy"].max())
+            if not (top := same[same["role"] == "peer"]).empty:
                 top = top.loc[top["pct_of_copy"].idxmax()]
                 best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
-        body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], best])
+        body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], ours, best])
     notes = [source(gpu, "permute")] + ([source(gpu, peers_path.stem.removeprefix(f"{gpu}-"))] if others is not None
                                         else [])
-    return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "best peer, % of copy"], body),
+    return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers",
+                           "best peer"], body),
                  *notes)
 
 
