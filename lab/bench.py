@@ -137,8 +137,20 @@ PERMUTE_TENSORS = (("8,4096,32,128", "0,2,1,3"), ("8,32,4096,128", "0,2,1,3"), (
                    ("32,256,56,56", "0,2,3,1"), ("96,100,200", "2,1,0"), ("7,1000,13,77", "0,2,1,3"),
                    ("16,64,32,16,64", "0,3,1,4,2"), ("4096,64,64", "0,2,1"))
 
-STUDIES = ("narrow", "pitch", "runs", "lines", "order", "pattern", "dispatch", "dispatch-bf16", "held-out",
-           "held-out-bf16", "timing")
+# The studies that time runs of the tables above, each over its shapes: (runs, shapes) pairs per study.
+TABLE_STUDIES = {
+    "narrow": ((NARROW_RUNS, NARROW_SHAPES),),
+    "pitch": ((PITCH_RUNS, PITCH_SHAPES),),
+    "runs": ((RUNS_RUNS, RUNS_SHAPES),),
+    "lines": ((LINES_RUNS, LINES_SHAPES), (F32_LINES_RUNS, F32_LINES_SHAPES)),
+    "order": ((ORDER_RUNS, ORDER_SHAPES),),
+    "pattern": ((PATTERN_RUNS, PATTERN_SHAPES),),
+    "dispatch": ((F32_DISPATCH_RUNS, DISPATCH_SHAPES),),
+    "dispatch-bf16": ((BF16_DISPATCH_RUNS, DISPATCH_SHAPES),),
+    "held-out": ((F32_DISPATCH_RUNS, HELD_OUT_SHAPES),),
+    "held-out-bf16": ((BF16_DISPATCH_RUNS, HELD_OUT_SHAPES),),
+}
+STUDIES = (*TABLE_STUDIES, "timing")
 
 
 @dataclass
@@ -166,26 +178,8 @@ def runs_of(table, shapes: str) -> list[Run]:
 
 
 def planned_runs(args) -> list[Run]:
-    if args.study == "narrow":
-        return runs_of(NARROW_RUNS, NARROW_SHAPES)
-    if args.study == "pitch":
-        return runs_of(PITCH_RUNS, PITCH_SHAPES)
-    if args.study == "pattern":
-        return runs_of(PATTERN_RUNS, PATTERN_SHAPES)
-    if args.study == "runs":
-        return runs_of(RUNS_RUNS, RUNS_SHAPES)
-    if args.study == "lines":
-        return runs_of(LINES_RUNS, LINES_SHAPES) + runs_of(F32_LINES_RUNS, F32_LINES_SHAPES)
-    if args.study == "order":
-        return runs_of(ORDER_RUNS, ORDER_SHAPES)
-    if args.study == "dispatch":
-        return runs_of(F32_DISPATCH_RUNS, DISPATCH_SHAPES)
-    if args.study == "dispatch-bf16":
-        return runs_of(BF16_DISPATCH_RUNS, DISPATCH_SHAPES)
-    if args.study == "held-out":
-        return runs_of(F32_DISPATCH_RUNS, HELD_OUT_SHAPES)
-    if args.study == "held-out-bf16":
-        return runs_of(BF16_DISPATCH_RUNS, HELD_OUT_SHAPES)
+    if args.study in TABLE_STUDIES:
+        return [run for table, shapes in TABLE_STUDIES[args.study] for run in runs_of(table, shapes)]
     if args.study == "timing":
         answer = machine.answer_step("float32", args.build)  # the last step taking float32, as the programs say
         return [Run(f"flush-{f}", answer, TIMING_SHAPES, ("--flush", f), {"flush": f}) for f in FLUSHES]
