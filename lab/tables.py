@@ -429,10 +429,12 @@ OTHER_PIECES = ("study swap_down_128", "study swap_across_128", "study swap_down
 LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000")  # the bar's, rows of whole chunks
 
 
-def dispatch_and_candidates(runs) -> tuple[list[str], list[str]]:
-    """(["PROGRAM KERNEL" of the dispatch's two runs], [those of its candidates]) of a dispatch study in lab.bench."""
+def trails_candidates(runs):
+    """A dispatch study's finding (runs: its table in lab.bench, the dispatch's two runs first, then its
+    candidates): the shapes where the dispatch, at the better of its runs, trails its best candidate by over a
+    point."""
     names = [f"{program} {kernel}" for program, kernel, *_ in runs]
-    return names[:2], names[2:]  # the dispatch runs twice, in two programs
+    return lambda frame: behind(frame, names[:2], names[2:], 1.0)
 
 
 def by_shape(frame: pd.DataFrame, names, columns: list[str], best: str, roles=("kernel", "bound")) -> pd.DataFrame:
@@ -578,13 +580,13 @@ FINDINGS = {
     "runs_12": ("shapes where the dispatch is slower than either run length", "runs",
                 lambda f: slower(f, ["study answer"], ["11"])),
     "dispatch_f32": ("float32 shapes where the dispatch trails the best of its candidates by more than a point",
-                     "dispatch", lambda f: behind(f, *dispatch_and_candidates(bench.F32_DISPATCH_RUNS), 1.0)),
+                     "dispatch", trails_candidates(bench.F32_DISPATCH_RUNS)),
     "dispatch_bf16": ("bf16 shapes where the dispatch trails the best of its candidates by more than a point",
-                      "dispatch-bf16", lambda f: behind(f, *dispatch_and_candidates(bench.BF16_DISPATCH_RUNS), 1.0)),
+                      "dispatch-bf16", trails_candidates(bench.BF16_DISPATCH_RUNS)),
     "held_out_f32": ("float32 shapes held out of the fit where the dispatch trails its best candidate by over a point",
-                     "held-out", lambda f: behind(f, *dispatch_and_candidates(bench.F32_DISPATCH_RUNS), 1.0)),
+                     "held-out", trails_candidates(bench.F32_DISPATCH_RUNS)),
     "held_out_bf16": ("bf16 shapes held out of the fit where the dispatch trails its best candidate by over a point",
-                      "held-out-bf16", lambda f: behind(f, *dispatch_and_candidates(bench.BF16_DISPATCH_RUNS), 1.0)),
+                      "held-out-bf16", trails_candidates(bench.BF16_DISPATCH_RUNS)),
 }
 
 
@@ -906,9 +908,10 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
         return f"{fmt_metric(found[0].iloc[0])} against {fmt_metric(found[1].iloc[0])}"
     if not path.is_file():
         return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
-    rows = results.load(path, "permute")
-    peers_path = results.path(gpu, "peers-permute" + ("" if dtype == "f32" else f"-{dtype}"))
-    others = results.load(peers_path, "peers-permute") if peers_path.is_file() else None
+    rows = load(gpu, "permute")
+    peers_kind = "peers-permute" + ("" if dtype == "f32" else f"-{dtype}")
+    peers_path = results.path(gpu, peers_kind)
+    others = load(gpu, peers_kind) if peers_path.is_file() else None
     body = []
     for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
         pct = {k: fmt_pct(run.loc[run["kernel"] == k, "pct_of_copy"].max()) for k in ("permute", "naive")}
@@ -920,8 +923,7 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
                 top = top.loc[top["pct_of_copy"].idxmax()]
                 best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
         body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], ours, best])
-    notes = [source(gpu, "permute")] + ([source(gpu, peers_path.stem.removeprefix(f"{gpu}-"))] if others is not None
-                                        else [])
+    notes = [source(gpu, "permute")] + ([source(gpu, peers_kind)] if others is not None else [])
     return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers",
                            "best peer"], body),
                  *notes)
