@@ -604,21 +604,28 @@ def measure_shape(timer, entries, rows: int, cols: int, args) -> dict:
               f"{free / 2**30:.1f} GiB is free")
         return {i: row(timer, peer or cls, rows, cols, "SKIP") for i, (cls, peer) in enumerate(entries)}
     case = Case(timer, rows, cols)
+    out = measure_case(timer, entries, case, args.reps)
+    del case
+    timer.torch.cuda.empty_cache()
+    return out
+
+
+def measure_case(timer, entries, case, reps: int) -> dict:
+    """The rows of one case (a shape, or lab.peers_permute's tensor), by index into entries: each peer made and
+    checked (prepare()), then those that passed timed in rounds."""
     out, ready = {}, {}
     for i, (cls, peer) in enumerate(entries):
         if peer is None:
-            out[i] = row(timer, cls, rows, cols, "SKIP")
+            out[i] = row(timer, cls, case.rows, case.cols, "SKIP")
             continue
         run, out[i] = prepare(timer, peer, case)
         if run is not None:
             ready[i] = (peer, run)
     try:
-        out.update(time_in_rounds(timer, case, ready, args.reps))
+        out.update(time_in_rounds(timer, case, ready, reps))
     finally:
         for peer, _ in ready.values():
             peer.release()
-    del case
-    timer.torch.cuda.empty_cache()
     return out
 
 
@@ -669,10 +676,10 @@ def run_once(timer, entries, shapes) -> int:
     return 0
 
 
-def write_results(frame, timer, entries, args) -> None:
-    gpu = args.gpu or results.gpu_slug(timer.gpu_name)
-    path = results.path(gpu, timer.dtype.kind)
-    results.write(frame, path, "peers")
+def write_results(frame, timer, entries, skipped: dict, path, layout: str, program: str, reps: int) -> None:
+    """The rows into path (in layout) and, beside them, the env file: the GPU, the versions, each peer's op or
+    why it was skipped, the command and the timing method."""
+    results.write(frame, path, layout)
     torch = timer.torch
     fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
                      f"L2 {timer.l2_bytes >> 20} MiB)",
@@ -680,9 +687,9 @@ def write_results(frame, timer, entries, args) -> None:
               "pytorch": f"{torch.__version__} (CUDA {torch.version.cuda})",  # "torch" is a peer's key
               "dtype": timer.dtype.name}
     for cls, peer in entries:
-        fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {args.skipped[cls.key]}"
-    fields.update({"command": " ".join(["python3 -m lab.peers", *sys.argv[1:]]),
-                   "reps": f"{args.reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
+        fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {skipped[cls.key]}"
+    fields.update({"command": " ".join([f"python3 -m {program}", *sys.argv[1:]]),
+                   "reps": f"{reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
     machine.write_env(path.with_name(f"{path.stem}-env.txt"), fields)
     machine.say(f"peers: wrote {os.path.relpath(path)}")
 
@@ -736,24 +743,31 @@ def open_gpu(dtype: DType) -> Timer:
     return Timer(torch, dtype)
 
 
-def run(argv=None) -> int:
-    args = parse_args(argv)
-    Tutorial.lib_path = os.path.abspath(args.lib)
-    timer = open_gpu(args.dtype)
-    entries, args.skipped = [], {}
-    for cls in args.peers:
+def start_peers(timer, classes) -> tuple[list, dict]:
+    """(entries: (class, its Peer, or None where it cannot run here), {key: why} of those that cannot)."""
+    entries, skipped = [], {}
+    for cls in classes:
         try:
             entries.append((cls, cls(timer)))
         except Unavailable as err:
             print(f"skip: {cls.key}: {err}")
             entries.append((cls, None))
-            args.skipped[cls.key] = str(err)
+            skipped[cls.key] = str(err)
+    return entries, skipped
+
+
+def run(argv=None) -> int:
+    args = parse_args(argv)
+    Tutorial.lib_path = os.path.abspath(args.lib)
+    timer = open_gpu(args.dtype)
+    entries, skipped = start_peers(timer, args.peers)
     if args.once:
         return run_once(timer, entries, args.shapes)
     rows = measure_all(timer, entries, args.shapes, args)
     frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
     print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))
-    write_results(frame, timer, entries, args)
+    path = results.path(args.gpu or results.gpu_slug(timer.gpu_name), timer.dtype.kind)
+    write_results(frame, timer, entries, skipped, path, "peers", "lab.peers", args.reps)
     return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
 
 

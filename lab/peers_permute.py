@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import sys
 
 import numpy as np
 import pandas as pd
@@ -139,20 +138,8 @@ PEERS = [peers.CopyBound, Step15, TorchPermute, TorchCompilePermute, TritonPermu
 
 
 def measure_tensor(timer, entries, dims, perm, reps: int) -> list[dict]:
-    """The rows of one tensor: each peer made and checked (lab.peers.prepare), then timed in rounds."""
-    case, out, ready = TensorCase(timer, dims, perm), {}, {}
-    for i, (cls, peer) in enumerate(entries):
-        if peer is None:
-            out[i] = peers.row(timer, cls, case.rows, case.cols, "SKIP")
-            continue
-        run, out[i] = peers.prepare(timer, peer, case)
-        if run is not None:
-            ready[i] = (peer, run)
-    try:
-        out.update(peers.time_in_rounds(timer, case, ready, reps))
-    finally:
-        for peer, _ in ready.values():
-            peer.release()
+    """The rows of one tensor (lab.peers.measure_case()), with the tensor's dims and perm."""
+    out = peers.measure_case(timer, entries, TensorCase(timer, dims, perm), reps)
     tensor = {"dims": "x".join(map(str, dims)), "perm": ",".join(map(str, perm))}
     return [{**out[i], **tensor} for i in range(len(entries))]
 
@@ -166,25 +153,14 @@ def run(argv=None) -> int:
     args = parser.parse_args(argv)
     Step15.lib_path = os.path.abspath(args.lib)
     timer = peers.open_gpu(peers.DTYPES[args.dtype])
-    entries = []
-    for cls in PEERS:
-        try:
-            entries.append((cls, cls(timer)))
-        except peers.Unavailable as err:
-            print(f"skip: {cls.key}: {err}")
-            entries.append((cls, None))
+    entries, skipped = peers.start_peers(timer, PEERS)
     tensors = [(tuple(map(int, d.split(","))), tuple(map(int, p.split(",")))) for d, p in bench.PERMUTE_TENSORS]
     rows = [r for dims, perm in tensors for r in measure_tensor(timer, entries, dims, perm, args.reps)]
     frame = peers.ratios(pd.DataFrame(rows, columns=schema.PEERS_PERMUTE), keys=["dims", "perm"])
     print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
     gpu = args.gpu or results.gpu_slug(timer.gpu_name)
     path = results.path(gpu, "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}"))
-    results.write(frame, path, "peers-permute")
-    machine.write_env(path.with_name(f"{path.stem}-env.txt"), {
-        "gpu": timer.gpu_name, "driver": machine.driver(), "dtype": args.dtype, "reps": args.reps,
-        "command": " ".join(["python3 -m lab.peers_permute", *sys.argv[1:]]), "timing method": peers.TIMING_METHOD,
-        **{cls.key: f"{peer.version}, {peer.op}" if peer else "skipped" for cls, peer in entries}})
-    machine.say(f"peers: wrote {os.path.relpath(path)}")
+    peers.write_results(frame, timer, entries, skipped, path, "peers-permute", "lab.peers_permute", args.reps)
     return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
 
 
