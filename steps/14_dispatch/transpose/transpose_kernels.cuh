@@ -2366,10 +2366,10 @@ static inline f32_kernel f32_pick(size_t rows, size_t cols, bool vec4, bool out_
     if (out_rows_chunks && !in_rows_chunks)
         return F32_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
-    // Rows not whole chunks in a quarter of L2, where a sector's pieces meet in L2 before it is written back,
-    // or neither way whole chunks on fewer than two tiles of columns: step 09's 4-byte tiles.
-    const bool in_l2_share = bytes <= gpu.l2_bytes / F32_L2_SHARE;
-    if (!(out_rows_chunks && in_rows_chunks) && (in_l2_share || (!out_rows_chunks && !in_rows_chunks && cols < 2 * TILE)))
+    // Past the row above, rows not whole chunks means rows of `out` not whole chunks. In a quarter of L2, where
+    // a sector's pieces meet in L2 before it is written back, or neither way whole chunks on fewer than two
+    // tiles of columns: step 09's 4-byte tiles.
+    if (!out_rows_chunks && (bytes <= gpu.l2_bytes / F32_L2_SHARE || (!in_rows_chunks && cols < 2 * TILE)))
         return F32_SHARED64;
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.tiles_pow2_up_to : gpu.tiles_up_to;
