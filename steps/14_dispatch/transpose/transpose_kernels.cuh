@@ -20,7 +20,7 @@
  * | 56-60 rows, a multiple of 4, rows of `in` not whole chunks | step 11's chunk kernel  |
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
  * | rows of `out` whole chunks (rows a multiple of 4), rows of `in` not | step 11's chunk kernel |
- * | rows not whole chunks in a quarter of L2, or neither way whole chunks on under 128 columns | step 09's 4-byte tiles |
+ * | rows not whole chunks, in a quarter of L2                     | step 09's 4-byte tiles              |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | a 16-byte tile kernel: step 09's, or tiles_down.cuh's, per GPU |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
@@ -57,10 +57,13 @@
  * STUDIES=dispatch`: weights, vocabularies and odd sizes): where the
  * rows of `out` are whole chunks and those of `in` are not (768 x 50257,
  * 6000 x 6001), the chunk kernel led the sector runs at any number of
- * rows, as it did from 56 rows; where neither are, step 09's 4-byte tiles
- * led on few columns (1000003 x 33 and x 77) and in a quarter of L2
- * (1001 x 1003). A second set of shapes, never used to fit the rule,
- * checks it (`make study STUDIES=held-out`).
+ * rows, as it did from 56 rows; where rows are not whole chunks, step
+ * 09's 4-byte tiles led in a quarter of L2 (1001 x 1003, 197 x 768). On
+ * tall matrices of few columns neither way whole chunks, they won on some
+ * (1000003 x 33 and x 77) and lost by more on others (3000003 x 57,
+ * 1800001 x 113), so the rule keeps the sector runs there. A set of
+ * shapes never used to fit the rule checks it (`make study
+ * STUDIES=held-out`).
  *
  * f32_pick() and f32_gpu_named() are the decision alone, so
  * tests/test_tiles.cu checks them on the host; f32_launch_choice() carries
@@ -2367,9 +2370,8 @@ static inline f32_kernel f32_pick(size_t rows, size_t cols, bool vec4, bool out_
         return F32_CHUNKS;
     const size_t bytes = rows * cols * sizeof(float);
     // Past the row above, rows not whole chunks means rows of `out` not whole chunks. In a quarter of L2, where
-    // a sector's pieces meet in L2 before it is written back, or neither way whole chunks on fewer than two
-    // tiles of columns: step 09's 4-byte tiles.
-    if (!out_rows_chunks && (bytes <= gpu.l2_bytes / F32_L2_SHARE || (!in_rows_chunks && cols < 2 * TILE)))
+    // a sector's pieces meet in L2 before it is written back: step 09's 4-byte tiles.
+    if (!out_rows_chunks && bytes <= gpu.l2_bytes / F32_L2_SHARE)
         return F32_SHARED64;
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.tiles_pow2_up_to : gpu.tiles_up_to;
@@ -2477,8 +2479,7 @@ static inline const char *f32_kernel_named(f32_kernel kernel)
         return "slabs: slabs of 16-byte chunks along the long side (2-55 rows or 2-31 columns)";
     case F32_SHARED64:
         return "shared64: step 09's tile kernel (a short side under 64; rows of whole aligned chunks up to this "
-               "GPU's limit in rules.h; rows not whole chunks in a quarter of L2, or neither way on under 128 "
-               "columns)";
+               "GPU's limit in rules.h; rows not whole chunks in a quarter of L2)";
     case F32_TILES_DOWN:
         return "tiles_down: step 09's 16-byte tile down the columns, one tile per block (rows of whole aligned "
                "chunks, up to this GPU's limit in rules.h)";
