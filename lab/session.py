@@ -23,6 +23,7 @@ command line, 3 no GPU).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
@@ -38,11 +39,8 @@ def step(name: str, command: list[str], log: Path | None = None) -> bool:
     """Run one command (its output into log, if given), say how long it took; True if it passed."""
     start = time.time()
     machine.say(f"session: {name}: {shlex.join(command)}")
-    if log is None:
-        rc = subprocess.run(command, cwd=machine.ROOT).returncode
-    else:
-        with open(log, "a") as out:
-            rc = subprocess.run(command, cwd=machine.ROOT, stdout=out, stderr=subprocess.STDOUT).returncode
+    with open(log, "a") if log else contextlib.nullcontext() as out:
+        rc = subprocess.run(command, cwd=machine.ROOT, stdout=out, stderr=subprocess.STDOUT if log else None).returncode
     machine.say(f"session: {name} took {time.time() - start:.0f} s (exit {rc})")
     return rc == 0
 
@@ -64,9 +62,8 @@ def commands(batch: str, gpu: str, rerun: str) -> list[list[str]]:
         "peers": [make + ["peers"], make + ["peers-profile"], make + ["peers-permute"]],
         # A new GPU's plots, and the pages that name every GPU of gpus.csv, drawn from what it measured.
         "docs": [make + ["figures"], make + ["docs-tables"]],
-        # The timings the docs quote come from an H200; another GPU's go beside its other results.
-        "reference": [make + ["reference-timings"] + ([] if gpu == "h200" else
-                                                      [f"REFERENCE_CSV={results.path(gpu, 'reference-timings')}"])],
+        # lab.reference itself writes an H200's where the docs quote it, another GPU's beside its other results.
+        "reference": [make + ["reference-timings"]],
     }[batch]
 
 
