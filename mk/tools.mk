@@ -1,12 +1,6 @@
-# Looking inside the kernels: Nsight Compute counters, compute-sanitizer, the SASS summary.
-#
-#   make profile  STEP=06 [ARGS="--shapes 4096x4096 --variant shared_32x8"]
-#   make profile-plan [STEPS="11 12"]           every step row of lab/profile_plan.csv -> docs/results/<gpu>-profile.csv
-#   make sanitize STEP=06 [ARGS="--shapes 67x131,5x1000+1"]
-#   make sass                                   docs/results/sass-sm_90.csv (no GPU needed)
-#
-# profile and sanitize build the step first. Without a GPU or the tool they stop with one line
-# (make reports exit 3 as "Error 3": scripts call python3 -m lab.profile / lab.sanitize).
+# Looking inside the kernels: Nsight Compute counters, compute-sanitizer, the SASS summary (make help shows
+# how to call each). profile and sanitize build the step first. Without a GPU or the tool they stop with one
+# line (make reports exit 3 as "Error 3": scripts call python3 -m lab.profile / lab.sanitize).
 
 .PHONY: profile profile-plan sanitize sass
 
