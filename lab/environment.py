@@ -43,15 +43,19 @@ def pins(extra: str = "test") -> list:
     return (project["dependencies"] if extra == "test" else []) + project["optional-dependencies"][extra]
 
 
-def installed(pin: str) -> bool:
-    """Whether this Python imports the pinned version ("pandas==3.1.1")."""
+def version_of(pin: str) -> "str | None":  # a string: Python before 3.10 must get as far as main()
+    """The version of a pin's package ("pandas==3.1.1") that this Python has, or None."""
     import importlib.metadata  # Python 3.8 or later, as main() checked
 
-    name, version = pin.split("==")
     try:
-        return importlib.metadata.version(name) == version
+        return importlib.metadata.version(pin.split("==")[0])
     except importlib.metadata.PackageNotFoundError:
-        return False
+        return None
+
+
+def installed(pin: str) -> bool:
+    """Whether this Python has the pinned version ("pandas==3.1.1")."""
+    return version_of(pin) == pin.split("==")[1]
 
 
 def have_cuobjdump() -> bool:
@@ -100,16 +104,10 @@ def record(path: Path, wanted: list) -> None:
     path.write_text("\n".join(wanted) + "\n")
 
 
-def importable(pin: str) -> bool:
-    """Whether this Python imports the pinned package at any version ("pytest-xdist==3.8.0": xdist)."""
-    name = pin.split("==")[0]
-    return importlib.util.find_spec({"pytest-xdist": "xdist"}.get(name, name.replace("-", "_"))) is not None
-
-
 def run_as_is(wanted: list, err: CannotSetUp) -> bool:
     """Where python3 imports every package but ruff (whose test then skips), go on with it: one note, and a stamp
     so that the makes to come do not try PyPI again. False where a package is missing altogether."""
-    if not all(importable(pin) for pin in wanted if not pin.startswith("ruff==")):
+    if not all(version_of(pin) for pin in wanted if not pin.startswith("ruff==")):
         return False
     print(f"lab: going on with python3's own packages, at other versions than the pins: {err}", file=sys.stderr)
     record(AS_IS, wanted)
