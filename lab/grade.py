@@ -51,7 +51,7 @@ import pandas as pd
 from lab import machine, results, schema
 from lab.compiled import Compiled, calls_outside, check_requirement, plain_name, rule_problem
 from lab.metrics import DERIVED, read_ncu_csv
-from lab.sanitize import describe_finding, pick_finding, sanitizer_records, summary_count
+from lab.sanitizer_report import describe_finding, pick_finding, sanitizer_records, summary_count
 from lab.shapes import tagged
 
 ROOT = schema.ROOT

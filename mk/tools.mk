@@ -1,8 +1,8 @@
-# Looking inside the kernels: Nsight Compute counters, compute-sanitizer, the SASS summary (make help shows
-# how to call each). profile and sanitize build the step first. Without a GPU or the tool they stop with one
-# line (make reports exit 3 as "Error 3": scripts call python3 -m lab.profile / lab.sanitize).
+# Looking inside the kernels: Nsight Compute counters and the SASS summary (make help shows how to call
+# each). profile builds the step first. Without a GPU or ncu it stops with one line (make reports exit 3
+# as "Error 3": scripts call python3 -m lab.profile).
 
-.PHONY: profile profile-plan sanitize sass
+.PHONY: profile profile-plan sass
 
 profile: setup ## Nsight Compute counters of one step's kernels: make profile STEP=06 [ARGS="--shapes 4096x4096"]
 	@$(call need_step,profile)
@@ -14,12 +14,6 @@ profile-plan: setup ## Nsight Compute over lab/profile_plan.csv -> docs/results/
 	@$(PYTHON) -m lab.profile check-env
 	@$(MAKE) --no-print-directory $(if $(STEPS),$(addprefix $(BUILD)/step,$(STEPS)),$(STEP_BINS))
 	@$(PYTHON) -m lab.profile plan --build '$(BUILD)' $(if $(GPU),--gpu '$(GPU)') $(if $(STEPS),--steps '$(STEPS)')
-
-sanitize: setup ## compute-sanitizer memcheck, racecheck, synccheck, initcheck on one step: make sanitize STEP=06 [ARGS=...]
-	@$(call need_step,sanitize)
-	@$(PYTHON) -m lab.sanitize --check-env
-	@$(MAKE) --no-print-directory $(BUILD)/step$(STEP)
-	@$(PYTHON) -m lab.sanitize $(STEP) $(BUILD)/step$(STEP) $(ARGS)
 
 sass: setup ## count each step kernel's memory (ldmatrix, stmatrix too), barrier, byte-permute and shuffle instructions in its sm_90 code -> docs/results/sass-sm_90.csv
 	@$(PYTHON) -m lab.sass --build '$(BUILD)'
