@@ -105,8 +105,8 @@ def record(path: Path, wanted: list) -> None:
 
 
 def run_as_is(wanted: list, err: CannotSetUp) -> bool:
-    """Where python3 imports every package but ruff (whose test then skips), go on with it: one note, and a stamp
-    so that the makes to come do not try PyPI again. False where a package is missing altogether."""
+    """Where python3 has every package but ruff (whose test then skips), at any version, go on with it: one note,
+    and a stamp so that the makes to come do not try PyPI again. False where a package is missing altogether."""
     if not all(version_of(pin) for pin in wanted if not pin.startswith("ruff==")):
         return False
     print(f"lab: going on with python3's own packages, at other versions than the pins: {err}", file=sys.stderr)
