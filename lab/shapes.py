@@ -33,15 +33,13 @@ def read() -> dict[str, list[str]]:
     return found
 
 
-def tags() -> list[str]:
-    return list(dict.fromkeys(tag for shape_tags in read().values() for tag in shape_tags))
-
-
 def tagged(tag: str) -> list[str]:
     """The shapes carrying tag, in the file's order; Stop (exit 2) if none does."""
-    shapes = [shape for shape, shape_tags in read().items() if tag in shape_tags]
+    found = read()
+    shapes = [shape for shape, shape_tags in found.items() if tag in shape_tags]
     if not shapes:
-        raise machine.Stop(f"no shape in tests/shapes.txt has the tag '{tag}': the tags are {' '.join(tags())}", 2)
+        known = " ".join(dict.fromkeys(name for shape_tags in found.values() for name in shape_tags))
+        raise machine.Stop(f"no shape in tests/shapes.txt has the tag '{tag}': the tags are {known}", 2)
     return shapes
 
 
