@@ -47,12 +47,12 @@ class Page:
 @functools.cache
 def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
     """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
-    # The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
-    layout = {"profile": "profile", "peers-profile": "profile", "timing": "timing", "reference-timings": "reference",
-              "permute": "permute", "peers-permute": "peers-permute", "peers-permute-bf16": "peers-permute",
-              **{results.peers_kind(dtype): "peers" for dtype in machine.DTYPES}}
+    # The layout of a kind of results file (docs/results/<gpu>-<kind>.csv): its own, a bf16 file's that of its
+    # float32 twin, a file of no layout of its own (a study's) a sweep's.
+    layout = {"peers-profile": "profile", "reference-timings": "reference"}.get(kind, kind.removesuffix("-bf16"))
     try:
-        frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV, layout.get(kind, "bench"))
+        frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV,
+                             layout if layout in schema.LAYOUTS else "bench")
     except results.ResultsError as err:
         raise TemplateError(str(err)) from err
     sides = frame.reindex(columns=["rows", "cols", "offset"], fill_value=0)
@@ -130,12 +130,6 @@ def library(run: pd.DataFrame) -> pd.Series:
 def default_kernel(run: pd.DataFrame) -> pd.Series:
     """The step's default kernel: the first kernel its program prints."""
     return only(kernels(run), "a kernel")
-
-
-@functools.cache
-def default_names() -> dict:
-    """{step: the name of its default kernel}, the study program's too, as the programs say."""
-    return {step: defined_default(step) for step in [*machine.steps(), machine.STUDY]}
 
 
 # ------------------------------------------------------------- element types
@@ -243,9 +237,10 @@ def display_name(row: pd.Series) -> str:
     return DISPLAY_NAMES.get(row["kernel"], row["kernel"])
 
 
-def kernel_label(row: pd.Series, default: str) -> str:
-    """How the tables name a row of a step's run, given the name of the step's default kernel."""
-    step, kernel = row["step"], row["kernel"]
+def kernel_label(row: pd.Series) -> str:
+    """How the tables name a row of a step's run. A run of a study that timed other variants alone (--variant)
+    names them after the step's default all the same."""
+    step, kernel, default = row["step"], row["kernel"], defined_default(row["step"])
     if row["role"] == "bound":
         return f"{step} {default} (--variant {kernel}: a bound)"
     if row["role"] != "kernel":
@@ -254,11 +249,9 @@ def kernel_label(row: pd.Series, default: str) -> str:
 
 
 def labelled_rows(run: pd.DataFrame) -> list[tuple[str, pd.Series]]:
-    """(label, row) of a run's kernels, its default first, then of its bounds. A run of a study that timed
-    other variants alone (--variant) names them after the step's default all the same."""
-    default = defined_default(run["step"].iloc[0])
+    """(label, row) of a run's kernels, its default first, then of its bounds."""
     rows = pd.concat([kernels(run), run[run["role"] == "bound"]])
-    return [(kernel_label(row, default), row) for _, row in rows.iterrows()]
+    return [(kernel_label(row), row) for _, row in rows.iterrows()]
 
 
 def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
@@ -401,7 +394,7 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
         geomean = statistics.geometric_mean(default_kernel(the_run(gpu, step, s))["vs_cublas"] for s in SQUARE)
         body.append(["geometric mean of the six", f"vs cuBLAS >= {least_geomean:.2f}x", fmt_ratio3(geomean),
                      STATUS[geomean >= least_geomean], "-"])
-    text = (f"Step {step}'s default kernel (`{default_names()[step]}`); every ratio is taken within one run of "
+    text = (f"Step {step}'s default kernel (`{defined_default(step)}`); every ratio is taken within one run of "
             "the step program. *Best in the tutorial*: the best kernel of any step and variant at that shape, "
             "in its own run.")
     if margin is not None:  # per shape the peers run measured, the best peer against the tutorial
@@ -626,17 +619,9 @@ def findings(page: Page, names: str) -> str:
 def measured(page: Page, kind: str = "bench", step: str | None = None, kernel: str | None = None) -> list[dict]:
     """The GPUs of gpus.csv (as the pages' `gpus`) that have <gpu>-KIND.csv, with rows of step and kernel if given
     (a kernel newer than a GPU's last measurement has none there), for a page's loops."""
-    def has(slug: str) -> bool:
-        path = results.path(slug, kind)
-        if not path.is_file():
-            return False
-        rows = load(slug, kind)
-        if step is not None:
-            rows = rows[rows["step"] == step]
-        if kernel is not None:
-            rows = rows[rows["kernel"] == kernel]
-        return not rows.empty
-    return [g for g in results.gpus().to_dict("records") if has(g["slug"])]
+    wanted = {column: v for column, v in {"step": step, "kernel": kernel}.items() if v is not None}
+    return [g for g in results.gpus().to_dict("records")
+            if results.path(g["slug"], kind).is_file() and not select(g["slug"], kind, **wanted).empty]
 
 
 # ------------------------------------------------------------- Nsight Compute counters
@@ -654,13 +639,12 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     if variant:  # a step's bounds are its variants too: listed only when named
         others = others[(others["role"] != "bound") | others["kernel"].isin(split(variant))]
     wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, others])
-    defaults = default_names()
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
-                       variant=wide["kernel"] != wide["step"].map(defaults))
+                       variant=wide["kernel"] != wide["step"].map(defined_default))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
     if missing := unmeasured(wide, wanted):
         raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing}")
-    names = [kernel_label(row, defaults[row["step"]]) for _, row in wide.iterrows()]
+    names = [kernel_label(row) for _, row in wide.iterrows()]
     return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"))
 
 
@@ -869,7 +853,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     at = str(shape_list(shape)[0])
     if metric is not None:
         step = step_list(step)[0]
-        kernel = kernel or default_names().get(step)
+        kernel = kernel or defined_default(step)
         measured = [only(select(gpu, "profile", step=step, kernel=name, metric=metric, at=at), f"{what} ({name})")
                     ["value"] for name in (kernel, over or kernel)]
         return f"{measured[0] / measured[1]:.2f}" if over else fmt_metric(measured[0])
