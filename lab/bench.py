@@ -306,11 +306,10 @@ def parse_args(argv):
         parser.error(f"--shapes, --steps and --rerun are for the sweep, not --study {args.study}")
     if args.steps and args.rerun:
         parser.error("--rerun names the steps to measure: leave out --steps")
-    steps = re.split(r"[,\s]+", (args.rerun or args.steps or "").strip())
-    args.steps = [s.zfill(2) for s in steps if s] or machine.steps()
+    args.steps = [s.zfill(2) for s in (args.rerun or args.steps or "").replace(",", " ").split()] or machine.steps()
     if bad := [s for s in args.steps if s not in machine.steps()]:
         parser.error(f"no step '{bad[0]}': the steps are {' '.join(machine.steps())}")
-    args.shapes = [s for s in re.split(r"[,\s]+", args.shapes.strip()) if s] if args.shapes else shapes.tagged("bench")
+    args.shapes = args.shapes.replace(",", " ").split() if args.shapes else shapes.tagged("bench")
     for shape in args.shapes:
         try:
             results.Shape.parse(shape)
