@@ -884,12 +884,11 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
     session profiles outside lab/profile_plan.csv (the plan takes matrices)."""
     gpu, path = gpu or page.gpu, results.path(gpu or page.gpu, "permute")
     if counter is not None:
-        rows = select(gpu, "profile", step="15", metric=counter, at="8192x3136") \
-            if results.path(gpu, "profile").is_file() else None
-        found = [] if rows is None else [rows.loc[rows["kernel"] == k, "value"] for k in ("permute", "naive")]
-        if not found or any(f.empty for f in found):
+        try:
+            return " against ".join(value(page, "8192x3136", step="15", kernel=kernel, metric=counter, gpu=gpu)
+                                    for kernel in ("permute", "naive"))
+        except TemplateError:   # no profile, or none of these rows in it
             return f"not measured on the {gpu} yet"
-        return f"{fmt_metric(found[0].iloc[0])} against {fmt_metric(found[1].iloc[0])}"
     if not path.is_file():
         return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
     rows = load(gpu, "permute")
