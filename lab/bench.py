@@ -4,21 +4,9 @@
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
-    python3 -m lab.bench --study narrow        the float32 rule on matrices of 2-63 rows or columns -> <gpu>-narrow.csv
-    python3 -m lab.bench --study pitch         the float32 rule on the pitch of out's rows -> <gpu>-pitch.csv
-    python3 -m lab.bench --study runs          its choice of run length on matrices of few rows -> <gpu>-runs.csv
-    python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
-    python3 -m lab.bench --study order         step 13's tile order, from squares to 100 : 1 -> <gpu>-order.csv
-    python3 -m lab.bench --study pattern       the float32 rule beside the bounds of its pattern, at whole-chunk
-                                               pitches near the odd matrices of the bar -> <gpu>-pattern.csv
-    python3 -m lab.bench --study dispatch      each dispatch (float32; dispatch-bf16: bf16) beside every kernel it
-                                               chooses among, on the shapes past the bar it was fitted on
-    python3 -m lab.bench --study held-out      the same (held-out-bf16: bf16) on shapes held out of the fit
-    python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
-                                               -> <gpu>-timing.csv
-    python3 -m lab.bench --study permute       step 15 on the permutes of ML code, both element types
-                                               -> <gpu>-permute.csv
-    python3 -m lab.bench --study all           every study, in turn (make study)
+    python3 -m lab.bench --study NAME          one study (what each measures: the comment over its shapes in
+                                               lab/bench.py) -> <gpu>-NAME.csv; --study permute: step 15's tensors
+    python3 -m lab.bench --study all           every study but permute, in turn (make study)
 
 Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
 stderr and exit code are kept under build/bench/<gpu>-<study>/, so that --resume
