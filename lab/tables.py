@@ -634,11 +634,9 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     rows = select(gpu, "profile", at=str(shape))
     wide = rows[rows["step"].isin(steps)].pivot_table(index=["step", "kernel", "role"], columns="metric",
                                                       values="value", aggfunc="last", sort=False).reset_index()
-    own = kernels(wide)
-    others = wide[wide["role"] != "kernel"]
-    if variant:  # a step's bounds are its variants too: listed only when named
-        others = others[(others["role"] != "bound") | others["kernel"].isin(split(variant))]
-    wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, others])
+    wide = pd.concat([kernels(wide), wide[wide["role"] != "kernel"]])
+    if variant:  # only the variants named, and a step's bounds are its variants too
+        wide = wide[wide["kernel"].isin(split(variant)) | ~wide["role"].isin(["kernel", "bound"])]
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defined_default))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
