@@ -145,11 +145,6 @@ def known_dtype(dtype: str) -> str:
     return dtype
 
 
-def peers_kind(dtype: str) -> str:
-    """The peers file of an element type: "peers" (<gpu>-peers.csv, float32) or "peers-bf16"."""
-    return results.peers_kind(known_dtype(dtype))
-
-
 # ------------------------------------------------------------- formatting
 def formatter(write):
     """A cell's formatter: write(value) for a number, "-" for an empty cell."""
@@ -401,7 +396,7 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
         text += (" The peer rows compare the step with the other libraries in the peers run (`make peers`), "
                  "at the shapes it measures.")
         for shape in dict.fromkeys(shape for criterion in goal["criteria"] for shape in criterion[0]):
-            rows = select(gpu, peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
+            rows = select(gpu, results.peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
             ours, theirs = rows[rows["role"] == "tutorial"]["pct_of_copy"], rows[rows["role"] == "peer"]
             if len(ours) and len(theirs):
                 best, peer = max(zip(theirs["pct_of_copy"], theirs["peer"], strict=True))
@@ -675,7 +670,7 @@ def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) 
 # ------------------------------------------------------------- other libraries and the timing study
 def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv (dtype=bf16: <gpu>-peers-bf16.csv)."""
-    gpu, kind = gpu or page.gpu, peers_kind(dtype)
+    gpu, kind = gpu or page.gpu, results.peers_kind(known_dtype(dtype))
     rows = load(gpu, kind)
     # Most rows share one timing method; the others are marked and named in the note.
     counts = Counter(m for m in rows["method"] if isinstance(m, str))
@@ -700,7 +695,7 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
 def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) -> str:
     """Per shape (of shapes, if given) and GPU with a peers file of the element type: the tutorial's % of copy and
     the fastest peer that passed its check, with its own. A summary of the tables peers() shows whole."""
-    kind, columns, gpus, timed = peers_kind(dtype), {}, [], set()
+    kind, columns, gpus, timed = results.peers_kind(known_dtype(dtype)), {}, [], set()
     wanted = set(shape_list(shapes)) if shapes else None
     for g in results.gpus().itertuples():
         if not results.path(g.slug, kind).is_file():
@@ -858,7 +853,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     if flush is not None:
         row = only(select(gpu, "timing", flush=flush, kernel=kernel, at=at), what)
     elif peer is not None:
-        rows = select(gpu, peers_kind(dtype), at=at)
+        rows = select(gpu, results.peers_kind(known_dtype(dtype)), at=at)
         mine = rows["role"] == "tutorial" if peer == "tutorial" else (rows["peer"] == peer) & (rows["role"] != "copy")
         row = only(rows[mine], what)
     else:
@@ -891,8 +886,7 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
         return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
     rows = load(gpu, "permute")
     peers_kind = "peers-permute" + ("" if dtype == "f32" else f"-{dtype}")
-    peers_path = results.path(gpu, peers_kind)
-    others = load(gpu, peers_kind) if peers_path.is_file() else None
+    others = load(gpu, peers_kind) if results.path(gpu, peers_kind).is_file() else None
     body = []
     for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
         pct = {k: fmt_pct(run.loc[run["kernel"] == k, "pct_of_copy"].max()) for k in ("permute", "naive")}
