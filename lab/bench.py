@@ -4,21 +4,9 @@
     python3 -m lab.bench --steps 01,05 --shapes 4096x4096 --program-args="--reps 50"
     python3 -m lab.bench --resume              go on with a sweep that was cut short
     python3 -m lab.bench --rerun 11,12         measure these steps again, keep the others' committed rows
-    python3 -m lab.bench --study narrow        the float32 rule on matrices of 2-63 rows or columns -> <gpu>-narrow.csv
-    python3 -m lab.bench --study pitch         the float32 rule on the pitch of out's rows -> <gpu>-pitch.csv
-    python3 -m lab.bench --study runs          its choice of run length on matrices of few rows -> <gpu>-runs.csv
-    python3 -m lab.bench --study lines         steps 12-13's rule for the L2 line hint, tall matrices -> <gpu>-lines.csv
-    python3 -m lab.bench --study order         step 13's tile order, from squares to 100 : 1 -> <gpu>-order.csv
-    python3 -m lab.bench --study pattern       the float32 rule beside the bounds of its pattern, at whole-chunk
-                                               pitches near the odd matrices of the bar -> <gpu>-pattern.csv
-    python3 -m lab.bench --study dispatch      each dispatch (float32; dispatch-bf16: bf16) beside every kernel it
-                                               chooses among, on the shapes past the bar it was fitted on
-    python3 -m lab.bench --study held-out      the same (held-out-bf16: bf16) on shapes held out of the fit
-    python3 -m lab.bench --study timing        the float32 answer under the old (write) and new (read) L2 flush
-                                               -> <gpu>-timing.csv
-    python3 -m lab.bench --study permute       step 15 on the permutes of ML code, both element types
-                                               -> <gpu>-permute.csv
-    python3 -m lab.bench --study all           every study, in turn (make study)
+    python3 -m lab.bench --study NAME          one study (what each measures: the comment over its shapes in
+                                               lab/bench.py) -> <gpu>-NAME.csv; --study permute: step 15's tensors
+    python3 -m lab.bench --study all           every study but permute, in turn (make study)
 
 Each program runs once with all its shapes (`--shapes A,B,C --csv`). Its rows,
 stderr and exit code are kept under build/bench/<gpu>-<study>/, so that --resume
@@ -234,11 +222,9 @@ def collect(runs: list[Run], folder: Path, layout: str) -> tuple[pd.DataFrame, l
 def in_shape_order(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows by shape (in the order shapes first appear), then by step, each run's own order kept,
     so that a sweep reads the same however its runs were split."""
-    shape = frame["rows"].astype(str) + "x" + frame["cols"].astype(str) + "+" + frame["offset"].astype(str)
-    first_seen = {key: i for i, key in enumerate(dict.fromkeys(shape))}
+    shape = pd.MultiIndex.from_frame(frame[["rows", "cols", "offset"]]).factorize()[0]   # in the order first seen
     program = pd.to_numeric(frame["step"], errors="coerce").fillna(99)   # the study program after the steps
-    key = shape.map(first_seen) * 100 + program.astype(int)
-    return frame.iloc[key.argsort(kind="stable").to_numpy()]
+    return frame.iloc[(shape * 100 + program).argsort(kind="stable").to_numpy()]
 
 
 def timing_line(run: Run, args) -> str:
@@ -308,11 +294,10 @@ def parse_args(argv):
         parser.error(f"--shapes, --steps and --rerun are for the sweep, not --study {args.study}")
     if args.steps and args.rerun:
         parser.error("--rerun names the steps to measure: leave out --steps")
-    steps = re.split(r"[,\s]+", (args.rerun or args.steps or "").strip())
-    args.steps = [s.zfill(2) for s in steps if s] or machine.steps()
+    args.steps = [s.zfill(2) for s in (args.rerun or args.steps or "").replace(",", " ").split()] or machine.steps()
     if bad := [s for s in args.steps if s not in machine.steps()]:
         parser.error(f"no step '{bad[0]}': the steps are {' '.join(machine.steps())}")
-    args.shapes = [s for s in re.split(r"[,\s]+", args.shapes.strip()) if s] if args.shapes else shapes.tagged("bench")
+    args.shapes = args.shapes.replace(",", " ").split() if args.shapes else shapes.tagged("bench")
     for shape in args.shapes:
         try:
             results.Shape.parse(shape)
@@ -327,18 +312,9 @@ def run(argv=None) -> int:
     args = parse_args(argv)
     if args.study != "all":
         return measure(args)
-    # Each study in turn, as if named alone; the worst exit code (a failed check is 1) stands for all.
-    return max(measure(parse_args([*without_study(argv), "--study", study])) for study in STUDIES)
-
-
-def without_study(argv: list[str]) -> list[str]:
-    """argv less its --study NAME (or --study=NAME)."""
-    kept, skip = [], False
-    for arg in argv:
-        if not skip and arg != "--study" and not arg.startswith("--study="):
-            kept.append(arg)
-        skip = arg == "--study"
-    return kept
+    # Each study in turn, as if named alone (argparse keeps the last --study); the worst exit code (a failed check
+    # is 1) stands for all.
+    return max(measure(parse_args([*argv, "--study", study])) for study in STUDIES)
 
 
 if __name__ == "__main__":

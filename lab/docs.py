@@ -69,12 +69,6 @@ def render(env: jinja2.Environment, template: Path, gpu: str) -> str:
     return HEADER.format(name=template.name) + text
 
 
-def first_difference(old: str, new: str) -> str:
-    """Where two texts first differ, as 'line N' (commonprefix compares any sequences: here, lists of lines)."""
-    same = os.path.commonprefix([old.splitlines(keepends=True), new.splitlines(keepends=True)])
-    return f"line {len(same) + 1}"
-
-
 def output_of(template: Path) -> Path:
     return template.with_suffix("")
 
@@ -85,7 +79,9 @@ def stale(template: Path, gpu: str | None = None) -> str | None:
     text = render(environment(root_of(template)), template, gpu or front_page_gpu())
     output = output_of(template)
     old = output.read_text() if output.is_file() else ""
-    return None if old == text else first_difference(old, text)
+    # commonprefix compares any sequences: here, the lists of lines of the two texts.
+    same = os.path.commonprefix([old.splitlines(keepends=True), text.splitlines(keepends=True)])
+    return None if old == text else f"line {len(same) + 1}"
 
 
 def main(argv: list[str] | None = None) -> int:

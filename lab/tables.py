@@ -47,12 +47,12 @@ class Page:
 @functools.cache
 def load(gpu: str, kind: str = "bench") -> pd.DataFrame:
     """A results file (gpu "": docs/reference-timings.csv) with one more column, `at`: the shape as text."""
-    # The layout of each kind of results file (docs/results/<gpu>-<kind>.csv) that is not a sweep's.
-    layout = {"profile": "profile", "peers-profile": "profile", "timing": "timing", "reference-timings": "reference",
-              "permute": "permute", "peers-permute": "peers-permute", "peers-permute-bf16": "peers-permute",
-              **{results.peers_kind(dtype): "peers" for dtype in machine.DTYPES}}
+    # The layout of a kind of results file (docs/results/<gpu>-<kind>.csv): its own, a bf16 file's that of its
+    # float32 twin, a file of no layout of its own (a study's) a sweep's.
+    layout = {"peers-profile": "profile", "reference-timings": "reference"}.get(kind, kind.removesuffix("-bf16"))
     try:
-        frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV, layout.get(kind, "bench"))
+        frame = results.load(results.path(gpu, kind) if gpu else REFERENCE_CSV,
+                             layout if layout in schema.LAYOUTS else "bench")
     except results.ResultsError as err:
         raise TemplateError(str(err)) from err
     sides = frame.reindex(columns=["rows", "cols", "offset"], fill_value=0)
@@ -132,12 +132,6 @@ def default_kernel(run: pd.DataFrame) -> pd.Series:
     return only(kernels(run), "a kernel")
 
 
-@functools.cache
-def default_names() -> dict:
-    """{step: the name of its default kernel}, the study program's too, as the programs say."""
-    return {step: defined_default(step) for step in [*machine.steps(), machine.STUDY]}
-
-
 # ------------------------------------------------------------- element types
 def dtype_of(step: str) -> str:
     """"float32" or "bf16": the element type of a step (machine.element_bytes asks its program)."""
@@ -149,11 +143,6 @@ def known_dtype(dtype: str) -> str:
     if dtype not in machine.DTYPES:
         raise TemplateError(f"dtype= takes {', '.join(machine.DTYPES)}, not '{dtype}'")
     return dtype
-
-
-def peers_kind(dtype: str) -> str:
-    """The peers file of an element type: "peers" (<gpu>-peers.csv, float32) or "peers-bf16"."""
-    return results.peers_kind(known_dtype(dtype))
 
 
 # ------------------------------------------------------------- formatting
@@ -243,9 +232,10 @@ def display_name(row: pd.Series) -> str:
     return DISPLAY_NAMES.get(row["kernel"], row["kernel"])
 
 
-def kernel_label(row: pd.Series, default: str) -> str:
-    """How the tables name a row of a step's run, given the name of the step's default kernel."""
-    step, kernel = row["step"], row["kernel"]
+def kernel_label(row: pd.Series) -> str:
+    """How the tables name a row of a step's run. A run of a study that timed other variants alone (--variant)
+    names them after the step's default all the same."""
+    step, kernel, default = row["step"], row["kernel"], defined_default(row["step"])
     if row["role"] == "bound":
         return f"{step} {default} (--variant {kernel}: a bound)"
     if row["role"] != "kernel":
@@ -254,11 +244,9 @@ def kernel_label(row: pd.Series, default: str) -> str:
 
 
 def labelled_rows(run: pd.DataFrame) -> list[tuple[str, pd.Series]]:
-    """(label, row) of a run's kernels, its default first, then of its bounds. A run of a study that timed
-    other variants alone (--variant) names them after the step's default all the same."""
-    default = defined_default(run["step"].iloc[0])
+    """(label, row) of a run's kernels, its default first, then of its bounds."""
     rows = pd.concat([kernels(run), run[run["role"] == "bound"]])
-    return [(kernel_label(row, default), row) for _, row in rows.iterrows()]
+    return [(kernel_label(row), row) for _, row in rows.iterrows()]
 
 
 def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
@@ -401,14 +389,14 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
         geomean = statistics.geometric_mean(default_kernel(the_run(gpu, step, s))["vs_cublas"] for s in SQUARE)
         body.append(["geometric mean of the six", f"vs cuBLAS >= {least_geomean:.2f}x", fmt_ratio3(geomean),
                      STATUS[geomean >= least_geomean], "-"])
-    text = (f"Step {step}'s default kernel (`{default_names()[step]}`); every ratio is taken within one run of "
+    text = (f"Step {step}'s default kernel (`{defined_default(step)}`); every ratio is taken within one run of "
             "the step program. *Best in the tutorial*: the best kernel of any step and variant at that shape, "
             "in its own run.")
     if margin is not None:  # per shape the peers run measured, the best peer against the tutorial
         text += (" The peer rows compare the step with the other libraries in the peers run (`make peers`), "
                  "at the shapes it measures.")
         for shape in dict.fromkeys(shape for criterion in goal["criteria"] for shape in criterion[0]):
-            rows = select(gpu, peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
+            rows = select(gpu, results.peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
             ours, theirs = rows[rows["role"] == "tutorial"]["pct_of_copy"], rows[rows["role"] == "peer"]
             if len(ours) and len(theirs):
                 best, peer = max(zip(theirs["pct_of_copy"], theirs["peer"], strict=True))
@@ -626,17 +614,9 @@ def findings(page: Page, names: str) -> str:
 def measured(page: Page, kind: str = "bench", step: str | None = None, kernel: str | None = None) -> list[dict]:
     """The GPUs of gpus.csv (as the pages' `gpus`) that have <gpu>-KIND.csv, with rows of step and kernel if given
     (a kernel newer than a GPU's last measurement has none there), for a page's loops."""
-    def has(slug: str) -> bool:
-        path = results.path(slug, kind)
-        if not path.is_file():
-            return False
-        rows = load(slug, kind)
-        if step is not None:
-            rows = rows[rows["step"] == step]
-        if kernel is not None:
-            rows = rows[rows["kernel"] == kernel]
-        return not rows.empty
-    return [g for g in results.gpus().to_dict("records") if has(g["slug"])]
+    wanted = {column: v for column, v in {"step": step, "kernel": kernel}.items() if v is not None}
+    return [g for g in results.gpus().to_dict("records")
+            if results.path(g["slug"], kind).is_file() and not select(g["slug"], kind, **wanted).empty]
 
 
 # ------------------------------------------------------------- Nsight Compute counters
@@ -649,18 +629,15 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     rows = select(gpu, "profile", at=str(shape))
     wide = rows[rows["step"].isin(steps)].pivot_table(index=["step", "kernel", "role"], columns="metric",
                                                       values="value", aggfunc="last", sort=False).reset_index()
-    own = kernels(wide)
-    others = wide[wide["role"] != "kernel"]
-    if variant:  # a step's bounds are its variants too: listed only when named
-        others = others[(others["role"] != "bound") | others["kernel"].isin(split(variant))]
-    wide = pd.concat([own[own["kernel"].isin(split(variant))] if variant else own, others])
-    defaults = default_names()
+    wide = pd.concat([kernels(wide), wide[wide["role"] != "kernel"]])
+    if variant:  # only the variants named, and a step's bounds are its variants too
+        wide = wide[wide["kernel"].isin(split(variant)) | ~wide["role"].isin(["kernel", "bound"])]
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
-                       variant=wide["kernel"] != wide["step"].map(defaults))
+                       variant=wide["kernel"] != wide["step"].map(defined_default))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
     if missing := unmeasured(wide, wanted):
         raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing}")
-    names = [kernel_label(row, defaults[row["step"]]) for _, row in wide.iterrows()]
+    names = [kernel_label(row) for _, row in wide.iterrows()]
     return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"))
 
 
@@ -693,7 +670,7 @@ def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) 
 # ------------------------------------------------------------- other libraries and the timing study
 def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
     """PyTorch, CuPy and the others against the copy bound, from <gpu>-peers.csv (dtype=bf16: <gpu>-peers-bf16.csv)."""
-    gpu, kind = gpu or page.gpu, peers_kind(dtype)
+    gpu, kind = gpu or page.gpu, results.peers_kind(known_dtype(dtype))
     rows = load(gpu, kind)
     # Most rows share one timing method; the others are marked and named in the note.
     counts = Counter(m for m in rows["method"] if isinstance(m, str))
@@ -718,7 +695,7 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
 def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) -> str:
     """Per shape (of shapes, if given) and GPU with a peers file of the element type: the tutorial's % of copy and
     the fastest peer that passed its check, with its own. A summary of the tables peers() shows whole."""
-    kind, columns, gpus, timed = peers_kind(dtype), {}, [], set()
+    kind, columns, gpus, timed = results.peers_kind(known_dtype(dtype)), {}, [], set()
     wanted = set(shape_list(shapes)) if shapes else None
     for g in results.gpus().itertuples():
         if not results.path(g.slug, kind).is_file():
@@ -869,14 +846,14 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
     at = str(shape_list(shape)[0])
     if metric is not None:
         step = step_list(step)[0]
-        kernel = kernel or default_names().get(step)
+        kernel = kernel or defined_default(step)
         measured = [only(select(gpu, "profile", step=step, kernel=name, metric=metric, at=at), f"{what} ({name})")
                     ["value"] for name in (kernel, over or kernel)]
         return f"{measured[0] / measured[1]:.2f}" if over else fmt_metric(measured[0])
     if flush is not None:
         row = only(select(gpu, "timing", flush=flush, kernel=kernel, at=at), what)
     elif peer is not None:
-        rows = select(gpu, peers_kind(dtype), at=at)
+        rows = select(gpu, results.peers_kind(known_dtype(dtype)), at=at)
         mine = rows["role"] == "tutorial" if peer == "tutorial" else (rows["peer"] == peer) & (rows["role"] != "copy")
         row = only(rows[mine], what)
     else:
@@ -900,18 +877,16 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
     session profiles outside lab/profile_plan.csv (the plan takes matrices)."""
     gpu, path = gpu or page.gpu, results.path(gpu or page.gpu, "permute")
     if counter is not None:
-        rows = select(gpu, "profile", step="15", metric=counter, at="8192x3136") \
-            if results.path(gpu, "profile").is_file() else None
-        found = [] if rows is None else [rows.loc[rows["kernel"] == k, "value"] for k in ("permute", "naive")]
-        if not found or any(f.empty for f in found):
+        try:
+            return " against ".join(value(page, "8192x3136", step="15", kernel=kernel, metric=counter, gpu=gpu)
+                                    for kernel in ("permute", "naive"))
+        except TemplateError:   # no profile, or none of these rows in it
             return f"not measured on the {gpu} yet"
-        return f"{fmt_metric(found[0].iloc[0])} against {fmt_metric(found[1].iloc[0])}"
     if not path.is_file():
         return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
     rows = load(gpu, "permute")
     peers_kind = "peers-permute" + ("" if dtype == "f32" else f"-{dtype}")
-    peers_path = results.path(gpu, peers_kind)
-    others = load(gpu, peers_kind) if peers_path.is_file() else None
+    others = load(gpu, peers_kind) if results.path(gpu, peers_kind).is_file() else None
     body = []
     for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
         pct = {k: fmt_pct(run.loc[run["kernel"] == k, "pct_of_copy"].max()) for k in ("permute", "naive")}

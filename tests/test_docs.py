@@ -204,9 +204,9 @@ def results_copy(tmp_path, monkeypatch):
     folder = tmp_path / "results"
     shutil.copytree(schema.RESULTS, folder)
     monkeypatch.setattr(schema, "RESULTS", folder)
-    tables.load.cache_clear(), tables.default_names.cache_clear()
+    tables.load.cache_clear()
     yield folder
-    tables.load.cache_clear(), tables.default_names.cache_clear()
+    tables.load.cache_clear()
 
 
 def plant_gpu(folder: Path, slug: str = "planted", front_page: str = "no") -> None:

@@ -74,7 +74,6 @@ def planted_sweep(monkeypatch):
         return with_a_bf16_run(frame) if (gpu, kind) == (FRONT_GPU, "bench") else frame
 
     monkeypatch.setattr(tables, "load", load)
-    monkeypatch.setattr(tables, "default_names", tables.default_names.__wrapped__)
 
 
 def test_a_bf16_kernel_is_never_the_best_in_the_tutorial_for_a_float32_step(planted_sweep):
