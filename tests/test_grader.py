@@ -20,8 +20,8 @@ from conftest import ROOT, assert_exit, clean_env, first_lines, host_memory, mak
 from lab import grade as grader
 from lab import machine, reference, results, schema, tables
 from lab.compiled import Compiled, calls_outside
-from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, ncu_candidates,
-                       pick_finding, run_sanitizer, sanitizer_records)
+from lab.grade import (CHECKS, Program, describe_finding, exercise_names, find_tool, graded_rows, pick_finding,
+                       run_sanitizer, sanitizer_records)
 
 pytestmark = pytest.mark.exercises
 
@@ -31,7 +31,7 @@ PLANTED = sorted(p.stem for p in PLANTED_DIR.glob("*.cu") if p.is_file())
 TIMEOUT = os.environ.get("GRADER_TEST_TIMEOUT", "120")  # the grader's --timeout, per program run
 CAUGHT_BY_RE = re.compile(r"^// Caught by: ([A-Za-z]+) \(.+\)$")
 HAVE_CUOBJDUMP = find_tool("cuobjdump", "CUOBJDUMP") is not None
-HAVE_NCU = find_tool("ncu", "NCU", ncu_candidates()) is not None
+HAVE_NCU = find_tool("ncu", "NCU") is not None
 NO_GPU_MODE = "--technique-only" if HAVE_CUOBJDUMP else "--build-only"  # what the grader can do without a GPU
 solution_ids = "solution-{:.2}".format  # the tests' ids: solution-05, skeleton-05, planted-05_scalar_loads
 skeleton_ids = "skeleton-{:.2}".format
