@@ -141,8 +141,6 @@ def test_no_gpu_visible_is_one_line_and_exit_3(work):
 
 # (what, the one error line's start, make's variables; {tmp} is a fresh folder)
 MAKE_GRADE_ERRORS = [
-    ("EX=99: no such exercise", "error: no exercise 99", ["EX=99"]),
-    ("a missing FILE=", "error: no such file: {tmp}/no-such-file.cu", ["EX=05", "FILE={tmp}/no-such-file.cu"]),
     ("FILE= alone", "error: --file and --batch grade one exercise", ["FILE=tests/graded_wrong/05_scalar_loads.cu"]),
     ("BATCH= names a missing folder", "error: no such directory: {tmp}/no-such-folder",
      ["EX=05", "BATCH={tmp}/no-such-folder", "CSV={tmp}/x.csv"]),
@@ -153,7 +151,6 @@ MAKE_GRADE_ERRORS = [
                          ids=[e[0] for e in MAKE_GRADE_ERRORS])
 def test_make_grade_passes_the_graders_one_error_line(message, variables, tmp_path, work):
     """make grade hands EX, FILE, BATCH and CSV to the grader, whose one line is the error, before any GPU work."""
-    (tmp_path / "empty").mkdir()
     variables = [v.format(tmp=tmp_path) for v in variables]
     result = run(make_command("grade", *variables), CUDA_VISIBLE_DEVICES="", GRADE_WORK=str(work))
     assert result.returncode != 0, "make grade exits 0"
@@ -290,10 +287,6 @@ def test_exercises_are_found_from_their_folders(tmp_path, subtests):
         result = in_tree(tree, "-m", "lab.grade", "--list")
         assert_exit(result, 0)
         assert result.stdout.split() == ["05_float4", "11_any_shape"], "12_tma has no step: it cannot be listed"
-    with subtests.test(msg="the new exercise's grading.json is read"):
-        result = in_tree(tree, "-c", "from lab import grade\n"
-                         "e = grade.load_exercise('11'); print(e.name, e.floor, len(e.rules['technique']))")
-        assert result.stdout.strip() == "11_any_shape 0.75 1", first_lines(result.stderr)
     with subtests.test(msg="an exercise folder without its step is refused"):
         result = in_tree(tree, "-m", "lab.grade", "12")
         assert_exit(result, 2)
@@ -422,8 +415,7 @@ def test_a_batch_without_a_gpu_gives_one_row_per_student(tmp_path, work):
 
 @pytest.mark.parametrize("name", PLANTED, ids=planted_ids)
 def test_planted_file_names_its_exercise_and_check(name):
-    assert CAUGHT_BY_RE.match(first_line(name)), "its first line must be `// Caught by: CHECK (why)`"
-    assert caught_by(name) in CHECKS, f"{caught_by(name)} is not one of {', '.join(CHECKS)}"
+    assert caught_by(name) in CHECKS, f"its first line must be `// Caught by: CHECK (why)`, CHECK one of {CHECKS}"
     assert any(e.startswith(name[:3]) for e in EXERCISES), f"{name[:2]} is not an exercise"
 
 
