@@ -23,7 +23,7 @@ Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missin
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
 to receive them: `make grade` can only exit 0, 1 or 2.
 
-Environment: BUILD (build directory, default build), ARCH (passed to make), MAKE, GRADE_SHAPE,
+Environment: BUILD (build directory, default build), ARCH (seen by make), MAKE, GRADE_SHAPE,
 GRADE_WORK (the folder of the private copies, default BUILD/grade-work), and CUOBJDUMP,
 COMPUTE_SANITIZER, NCU, NM to name those tools (default: PATH, then $CUDA_HOME/bin, then
 /usr/local/cuda/bin).
@@ -170,9 +170,8 @@ def find_tool(name: str, variable: str) -> str | None:
 
 
 def make(args: list, timeout: float) -> Ran:
+    """make in the grader's build folder (ARCH reaches it from the environment)."""
     cmd = [os.environ.get("MAKE") or "make", "--no-print-directory", "BUILD=" + BUILD]
-    if os.environ.get("ARCH"):
-        cmd.append("ARCH=" + os.environ["ARCH"])
     return run(cmd + args, max(timeout, BUILD_TIMEOUT))
 
 
@@ -341,8 +340,7 @@ def slug(text: str) -> str:
 
 def prepare_copy(subject: Subject) -> None:
     """Copy a graded file into a fresh private work folder."""
-    if subject.work.exists():
-        shutil.rmtree(subject.work)
+    shutil.rmtree(subject.work, ignore_errors=True)
     subject.work.mkdir(parents=True)
     subject.copy.write_text(subject.source.read_text(errors="replace"))
 
