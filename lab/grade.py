@@ -23,7 +23,7 @@ Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missin
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
 to receive them: `make grade` can only exit 0, 1 or 2.
 
-Environment: BUILD (build directory, default build), ARCH (passed to make), MAKE, GRADE_SHAPE,
+Environment: BUILD (build directory, default build), ARCH (seen by make), MAKE, GRADE_SHAPE,
 GRADE_WORK (the folder of the private copies, default BUILD/grade-work), and CUOBJDUMP,
 COMPUTE_SANITIZER, NCU, NM to name those tools (default: PATH, then $CUDA_HOME/bin, then
 /usr/local/cuda/bin).
@@ -159,22 +159,19 @@ def progress(message: str) -> None:
         print(f"   .. {message}", file=sys.stderr, flush=True)
 
 
-def find_tool(name: str, variable: str, extra: tuple = ()) -> str | None:
-    """A CUDA tool as lab.machine finds it, or None: a missing tool is a SKIP here, not a stop."""
+def find_tool(name: str, variable: str) -> str | None:
+    """A CUDA tool as lab.machine finds it (ncu also where Nsight Compute installs itself), or None: a missing
+    tool is a SKIP here, not a stop."""
+    extra = sorted(Path("/opt/nvidia/nsight-compute").glob("*/ncu")) if name == "ncu" else []
     try:
-        return machine.find_tool(name, variable, *extra)
+        return machine.find_tool(name, variable, *map(str, extra))
     except machine.Stop:
         return None
 
 
-def ncu_candidates() -> tuple:
-    return tuple(str(p) for p in sorted(Path("/opt/nvidia/nsight-compute").glob("*/ncu")))
-
-
 def make(args: list, timeout: float) -> Ran:
+    """make in the grader's build folder (ARCH reaches it from the environment)."""
     cmd = [os.environ.get("MAKE") or "make", "--no-print-directory", "BUILD=" + BUILD]
-    if os.environ.get("ARCH"):
-        cmd.append("ARCH=" + os.environ["ARCH"])
     return run(cmd + args, max(timeout, BUILD_TIMEOUT))
 
 
@@ -343,34 +340,31 @@ def slug(text: str) -> str:
 
 def prepare_copy(subject: Subject) -> None:
     """Copy a graded file into a fresh private work folder."""
-    if subject.work.exists():
-        shutil.rmtree(subject.work)
+    shutil.rmtree(subject.work, ignore_errors=True)
     subject.work.mkdir(parents=True)
     subject.copy.write_text(subject.source.read_text(errors="replace"))
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
     """Compile the graded file and, unless object_only, link its grader program: None, or its FAIL."""
-    if subject.mode == "file":
-        variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
-        object_target, program_target = "grade-file-object", "grade-file"
-    else:
-        variables, object_target, program_target = [], make_path(subject.obj), make_path(subject.program)
-    text = (subject.copy if subject.mode == "file" else subject.source).read_text(errors="replace")
+    text = subject.source.read_text(errors="replace")
     if not re.search(rf"\bkernel_variant\s+{subject.symbol}\b", text):
         return Verdict("FAIL", missing_symbol_why(subject, text))
-    ran = make(variables + [object_target], timeout)
+    variables = []
+    if subject.mode == "file":  # the private copy: mk/grade_file.mk's rules
+        variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
+    ran = make(variables + [make_path(subject.obj)], timeout)
     if ran.timed_out:
         return Verdict("FAIL", f"the compiler did not finish within {max(timeout, BUILD_TIMEOUT)}s")
     if ran.rc != 0:
         return does_not_compile(subject, ran.text)
     if object_only:
         return None
-    ran = make(variables + [program_target], timeout)
+    ran = make(variables + [make_path(subject.program)], timeout)
     if ran.rc == 0:
         return None
     if ran.timed_out:
-        raise EnvironmentProblem(f"building {program_target} took more than {max(timeout, BUILD_TIMEOUT)}s")
+        raise EnvironmentProblem(f"building {make_path(subject.program)} took more than {max(timeout, BUILD_TIMEOUT)}s")
     clash = re.search(r"(undefined reference to|multiple definition of) `([^']+)'", ran.text)
     if clash and clash.group(2) == subject.symbol:
         return Verdict("FAIL", missing_symbol_why(subject))
@@ -453,34 +447,35 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
     return Verdict("PASS", f"{met} of {len(verdicts)} requirements met in the compiled code{skipped}", details)
 
 
-def ncu_rows(table: str) -> pd.DataFrame:
-    """ncu's `--page raw --csv` table (lab.metrics reads it), every counter a number."""
-    frame = read_ncu_csv(table)
-    return frame.apply(lambda column: pd.to_numeric(column.str.replace(",", ""), errors="coerce")).fillna(0)
+def run_ncu(ncu: str, options: list, program: Path, variant: str, shape: str, timeout: float) -> tuple[Ran, str]:
+    """One variant of a grader program at a shape under Nsight Compute: the run, and the `--csv --page raw`
+    table it logged ('' where it logged none)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "ncu.csv"
+        ran = run([ncu, "--csv", "--page", "raw", *options, "--log-file", log, program, "--check-only", "--variant",
+                   variant, "--shapes", shape], timeout)
+        return ran, log.read_text(errors="replace") if log.is_file() else ""
 
 
-def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | None:
+def check_profile(subject: Subject, timeout: float) -> Verdict | None:
     """The counter part of Technique, or None when the exercise has none."""
     wanted = subject.exercise.rules.get("profile", [])
     if not wanted:
         return None
-    ncu = find_tool("ncu", "NCU", ncu_candidates())
+    ncu = find_tool("ncu", "NCU")
     if ncu is None:
         return Verdict("SKIP", "profile checks skipped: Nsight Compute (ncu) not found")
     counters = sorted({m for item in wanted for m in PROFILE_METRICS[item["metric"]]})
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "ncu.csv"
-        cmd = [ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
-               "--kernel-name-base", "function", "--metrics", ",".join(counters), "--log-file", log]
-        compiled = disassemble(subject.obj, timeout)
-        if compiled is not None:
-            cmd += ["--kernel-name", "regex:" + "|".join(map(re.escape, compiled.kernel_names()))]
-        ran = run(cmd + [program, "--check-only", "--variant", "student", "--shapes", PROFILE_SHAPE], timeout)
-        table = log.read_text(errors="replace") if log.is_file() else ""
+    options = ["--clock-control", "none", "--print-units", "base", "--kernel-name-base", "function",
+               "--metrics", ",".join(counters)]
+    compiled = disassemble(subject.obj, timeout)
+    if compiled is not None:
+        options += ["--kernel-name", "regex:" + "|".join(map(re.escape, compiled.kernel_names()))]
+    ran, table = run_ncu(ncu, options, subject.program, "student", PROFILE_SHAPE, timeout)
     if "ERR_NVGPUCTRPERM" in table + ran.text:
         return Verdict("SKIP", "profile checks skipped: ncu may not read this GPU's performance counters "
                                "(ERR_NVGPUCTRPERM)")
-    rows = ncu_rows(table)
+    rows = read_ncu_csv(table).apply(lambda column: pd.to_numeric(column.str.replace(",", ""), errors="coerce"))
     if ran.rc != 0 or rows.empty or any(m not in rows for m in counters):
         return Verdict("SKIP", f"profile checks skipped: ncu profiled nothing (exit {ran.rc}: "
                                f"{first_error_line(table + ran.text)})")
@@ -504,12 +499,8 @@ def check_profile(subject: Subject, program: Path, timeout: float) -> Verdict | 
 def kernels_run(ncu: str, program: Path, variant: str, shape: str, timeout: float) -> list[str] | Verdict:
     """The mangled names of the kernels that one variant of a grader program runs at a shape, as Nsight Compute
     lists them, or a SKIP verdict saying why they could not be listed."""
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "ncu.csv"
-        ran = run([ncu, "--csv", "--page", "raw", "--print-kernel-base", "mangled", "--metrics",
-                   "gpu__time_duration.sum", "--log-file", log, program, "--check-only", "--variant",
-                   variant, "--shapes", shape], timeout)
-        table = log.read_text(errors="replace") if log.is_file() else ""
+    ran, table = run_ncu(ncu, ["--print-kernel-base", "mangled", "--metrics", "gpu__time_duration.sum"], program,
+                         variant, shape, timeout)
     if ran.rc != 0 or "==ERROR==" in table + ran.text:
         return Verdict("SKIP", f"the kernels run at {shape} were not listed: ncu failed (exit {ran.rc}: "
                                f"{first_error_line(table + ran.text)})")
@@ -522,7 +513,7 @@ def kernels_run(ncu: str, program: Path, variant: str, shape: str, timeout: floa
 def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
     """The kernels the student's launcher runs at the timed shape, as Nsight Compute lists them: each must be
     one the file defines, and one that Technique checked where every requirement names its function."""
-    ncu, compiled = find_tool("ncu", "NCU", ncu_candidates()), disassemble(subject.obj, timeout)
+    ncu, compiled = find_tool("ncu", "NCU"), disassemble(subject.obj, timeout)
     if ncu is None or compiled is None:
         missing = "ncu" if ncu is None else "cuobjdump"
         return Verdict("SKIP", f"the kernels run at {shape} were not listed: {missing} not found")
@@ -844,7 +835,7 @@ def grade(subject: Subject, options: Options) -> Grade:
             "PASS", technique.why, technique.details + [mark + launched.why])
     if technique.status == "PASS" and correct:
         progress("profiling with Nsight Compute")
-        profiled = check_profile(subject, subject.program, options.timeout)
+        profiled = check_profile(subject, options.timeout)
         if profiled is not None and profiled.status == "FAIL":
             technique = Verdict("FAIL", profiled.why, technique.details + profiled.details)
         elif profiled is not None:

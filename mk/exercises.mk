@@ -44,15 +44,17 @@ grade-selftest: setup ## test the grader on every solution, skeleton and planted
 reference-timings: setup ## time every reference solution on this GPU into its reference timings (python3 -m lab.reference)
 	@$(PYTHON) -m lab.reference
 
-# lab/grade_main.cu for one exercise: $(1) is the -D flags (a canned recipe).
-define compile_grade_main
-@mkdir -p $(@D)
-$(call say,NVCC,$@)
-$(Q)$(NVCC) $(NVCCFLAGS) $(1) -c $< -o $@
-endef
+# lab/grade_main.cu once for each exercise (grade_main.05.o: -DEXERCISE=05), and once more with the
+# reference as the student (grade_main.05_solution.o). A static pattern, which matches only these objects,
+# not the .d files that the Makefile includes.
+GRADE_MAINS := $(foreach n,$(EX_GRADED),$(BUILD)/obj/lab/grade_main.$(n).o $(BUILD)/obj/lab/grade_main.$(n)_solution.o)
+$(GRADE_MAINS): $(BUILD)/obj/lab/grade_main.%.o: lab/grade_main.cu $(BUILD)/flags.txt
+	@mkdir -p $(@D)
+	$(call say,NVCC,$@)
+	$(Q)$(NVCC) $(NVCCFLAGS) -DEXERCISE=$(firstword $(subst _, ,$*)) $(if $(findstring _solution,$*),-DGRADE_SOLUTION) \
+	    -c $< -o $@
 
-# Explicit rules, not a pattern: a pattern would also match the .d files
-# that the Makefile includes (grade_main.05.d.o -> grade_main.05.d).
+# Each exercise's two grader programs and their objects, named after its folders.
 define grade_rules
 $(BUILD)/grade_$(1): $(BUILD)/obj/lab/grade_main.$(1).o \
     $(BUILD)/obj/$(call ex_dir,$(1))/exercise.cu.o \
@@ -61,10 +63,6 @@ $(BUILD)/grade_$(1): $(BUILD)/obj/lab/grade_main.$(1).o \
 $(BUILD)/grade_$(1)_solution: $(BUILD)/obj/lab/grade_main.$(1)_solution.o \
     $(BUILD)/obj/$(call sol_dir,$(1))/solution.cu.o \
     $(BUILD)/obj/$(call step_src,$(1)).nomain.o $(COMMON_LIB)
-$(BUILD)/obj/lab/grade_main.$(1).o: lab/grade_main.cu $(BUILD)/flags.txt
-	$$(call compile_grade_main,-DEXERCISE=$(1))
-$(BUILD)/obj/lab/grade_main.$(1)_solution.o: lab/grade_main.cu $(BUILD)/flags.txt
-	$$(call compile_grade_main,-DEXERCISE=$(1) -DGRADE_SOLUTION)
 endef
 $(foreach n,$(EX_GRADED),$(eval $(call grade_rules,$(n))))
 
