@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 import matplotlib
-from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 
@@ -102,13 +101,6 @@ def coalesced_write(tx, ty, rows=ROWS, cols=COLS):
     """steps/02_coalesced_write/coalesced_write.cu (and 03_ldg/ldg.cu), block (0, 0): (in, out) index of (tx, ty)."""
     out_row = ty                  # tile_y * BLOCK_ROWS + threadIdx.y = column of in
     out_col = tx                  # tile_x * BLOCK_COLS + threadIdx.x = row of in
-    return out_col * cols + out_row, out_row * rows + out_col
-
-
-def unrolled(unroll, tx, ty, k, rows=4096, cols=4096):
-    """steps/04_unroll/unroll.cu, transpose_unrolled<UNROLL>(), block 32 x 8: (in, out) of element k of (tx, ty)."""
-    out_col = tx
-    out_row = ty + k * 8          # out_row0 + k * blockDim.y
     return out_col * cols + out_row, out_row * rows + out_col
 
 
@@ -232,19 +224,21 @@ class Canvas:
         if label is not None:
             self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
 
+    def strip(self, label, fills, texts=(), w=1.0, h=None, x=X0, y=None, gap=0.0, size=SMALL, **style):
+        """A row of cells at y (the cursor unless told), named on the left by label: the x of each cell's middle."""
+        h, y = h or w, self.y if y is None else y
+        if label:
+            self.label(x, y + h / 2, label, **style)
+        for n, (fill, text) in enumerate(itertools.zip_longest(fills, texts)):
+            self.cell(x + n * (w + gap), y, w, h, fill, text, size=size)
+        return [x + n * (w + gap) + w / 2 for n in range(len(fills))]
+
     def numbers(self, x, label, count, w=1.0):
         """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
         self.label(x, self.y, label, color=MUTED)
         for n in range(count):
             self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
-
-    def grid(self, x, y, columns, rows, w=1.0, h=1.0):
-        """An empty grid of columns x rows cells, ruled in one stroke."""
-        self.cell(x, y, columns * w, rows * h, EMPTY)
-        across = [[(x, y + r * h), (x + columns * w, y + r * h)] for r in range(1, rows)]
-        down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
-        self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
 
     def box(self, x, y, w, h, name, detail=()):
         """A hardware unit: a box, its name in bold and a few muted lines under it."""
@@ -292,15 +286,13 @@ def sector_figure(title, lane_is, pairs, size, load, store):
         sectors = sectors_of(accesses)
         colour = {sector: PALETTE[n % len(PALETTE)] for n, sector in enumerate(sectors)}
         c.heading(heading, f"warp 0 of block (0, 0), lane = {lane_is}: {detail}")
-        c.label(X0, c.y + 0.5, "lane", color=MUTED)
-        for lane, address, _ in accesses:
-            c.cell(X0 + lane, c.y, 1, 1, colour[address // SECTOR], str(lane))
+        c.strip("lane", [colour[address // SECTOR] for _, address, _ in accesses], map(str, range(WARP)), color=MUTED)
         c.y += 1.6
         for n, (sector, hits) in enumerate(sectors.items()):
             x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
             row, byte = divmod(sector * SECTOR, row_bytes)
             c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
-            c.grid(x, y + 0.7, 8, 1, w=WORD)
+            c.strip(None, [EMPTY] * SECTOR_FLOATS, (), WORD, 1, x=x, y=y + 0.7)
             for lane, word, words in hits:
                 c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
         c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
@@ -344,11 +336,10 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
     ways = max(groups.count(g) for g in set(groups))    # the wavefronts of the busiest lane group: n-way conflict
     c.heading(heading, detail)
     c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
-    c.grid(X0, c.y, BANKS, len(served), h=ROW_H)
     for n, (group, row) in enumerate(served):
         y = c.y + n * ROW_H
         quarter = f"lanes {8 * group}-{8 * group + 7}, wf {n - groups.index(group) + 1}"
-        c.label(X0, y + ROW_H / 2, quarter if width > 1 else f"wavefront {n + 1}")
+        c.strip(quarter if width > 1 else f"wavefront {n + 1}", [EMPTY] * BANKS, h=ROW_H, y=y)
         for first, hit_by in row.items():
             label = ("lane " if width > 1 else "") + ",".join(map(str, hit_by))
             c.cell(X0 + first, y, width, ROW_H, lane_colour(hit_by[0]), label, edge=INK)
@@ -446,10 +437,8 @@ def tile_order_panel(c, kernel, name, walk):
                                 (out_x, out_numbers, "out: where that block writes")):
         c.text(x, top - 0.6, caption, size=SMALL, weight="bold")
         for row, blocks in enumerate(numbers):      # each tile labelled with its block, the first wave lit
-            for col, t in enumerate(blocks):
-                lit = t < FIRST_WAVE
-                c.cell(x + col * TILE_CELL, top + row * TILE_CELL, TILE_CELL, TILE_CELL, HIGHLIGHT if lit else FADED,
-                       str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
+            c.strip(None, [HIGHLIGHT if t < FIRST_WAVE else FADED for t in blocks], map(str, blocks), TILE_CELL,
+                    x=x, y=top + row * TILE_CELL)
     c.arrow((X0 + span + 0.5, top + span / 2), (out_x - 0.5, top + span / 2))
     written, read = ([[t < FIRST_WAVE for t in row] for row in grid] for grid in (out_numbers, in_numbers))
     for row in range(tiles):
@@ -485,13 +474,11 @@ def fig_10_tile_order():
 # ---------------------------------------------------------------- runs and sectors: figures 11, 12
 
 
-def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0):
+def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0, texts=()):
     """Floats at the cursor, a cell each, thick lines at the boundaries (16-byte chunks unless told); its left edge."""
     x = 5.5
     boundaries = range(0, len(fills) + 1, CHUNK) if boundaries is None else boundaries
-    c.label(x, c.y + cell / 2, label, family="monospace")
-    for i, fill in enumerate(fills):
-        c.cell(x + i * cell, c.y, cell, cell, fill)
+    c.strip(label, fills, texts, cell, x=x, family="monospace")
     c.ax.vlines([x + b * cell for b in boundaries], c.y - 0.15, c.y + cell + 0.15, colors=INK, linewidth=1.2)
     if note:
         c.text(x + len(fills) * cell + cell, c.y + cell / 2, note, size=SMALL, color=MUTED)
@@ -564,30 +551,19 @@ def fig_12_swizzle():
     c.numbers(x, "bank group", 8, cell)
     quarter, place = played("tma_read"), played("tma_place")   # {(box row, chunk): the lane of 0-7 that reads it}
     for row, places in table("tma_place").items():
-        c.label(x, c.y + cell / 2, f"row {row}", family="monospace")
-        for chunk, at in enumerate(places):
-            fill = PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY
-            c.cell(x + at * cell, c.y, cell, cell, fill, str(chunk))
+        chunks = sorted(range(len(places)), key=places.__getitem__)     # the chunk stored at each place
+        fills = [PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY for chunk in chunks]
+        c.strip(f"row {row}", fills, map(str, chunks), cell, x=x, family="monospace")
         c.y += cell
     groups = sorted(place[row_chunk] for row_chunk in quarter)
     c.y += 0.7
-    c.line(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
-           f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", size=TEXT,
-           color=GOOD if len(set(groups)) == 8 else BAD, step=1.5)
+    c.verdict(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
+              f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", len(set(groups)) == 8)
     return c.done([(PALETTE[0], "a chunk that lanes 0-7 read (one colour per lane)"), (EMPTY, "the other chunks")],
                   columns=2)
 
 
 # ---------------------------------------------------------------- half-words: figure 13
-
-
-def half_word_strip(c, x, words, label, fills):
-    """Words at the cursor as pairs of half-word cells, each cell labelled with the tile element it holds."""
-    c.label(x, c.y + 0.45, label, family="monospace")
-    for n, (low, high) in enumerate(words):
-        for half, element in enumerate((low, high)):
-            c.cell(x + 3.2 * n + 1.5 * half, c.y, 1.5, 0.9, fills[n][half], element, size=SMALL - 1)
-    c.y += 1.2
 
 
 def fig_13_half_words():
@@ -606,11 +582,10 @@ def fig_13_half_words():
               "low half = the even column, high half = the odd one; __byte_perm(w0, w1, 0x5410) and (w0, w1, 0x7632)")
     element = {0x0100: "r0 c0", 0x0302: "r0 c1", 0x0504: "r1 c0", 0x0706: "r1 c1"}   # byte pairs of w1:w0
     perm = dict(zip(table("byte_perm"), per_lane("byte_perm"), strict=True))   # {selector: byte_perm(w0, w1, it)}
-    halves = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x3210], perm[0x7654])]   # w0 and w1
-    half_word_strip(c, 5.5, halves, "w0, w1 (rows 0, 1)", [[PALETTE[0], PALETTE[1]]] * 2)
-    paired = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x5410], perm[0x7632])]
-    half_word_strip(c, 5.5, paired, "column 0, column 1", [[PALETTE[0]] * 2, [PALETTE[1]] * 2])
-    c.y += 0.3
+    for label, selectors, fills in (("w0, w1 (rows 0, 1)", (0x3210, 0x7654), PALETTE[:2] * 2),
+                                    ("column 0, column 1", (0x5410, 0x7632), [PALETTE[0]] * 2 + [PALETTE[1]] * 2)):
+        halves = [element[perm[s] >> shift & 0xFFFF] for s in selectors for shift in (0, 16)]   # low half first
+        float_strip(c, 1.6, fills, label, range(0, 5, 2), texts=halves, step=2.1)   # thick lines: words
     return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the bank it reads"),
                    (PALETTE[0], "an even tile column"), (PALETTE[1], "an odd tile column")], columns=4)
 
@@ -757,18 +732,14 @@ def profile_at_4096(metric):
     return {(row.step, row.kernel): row.value for row in at.itertuples()}
 
 
-def loads_per_thread(unroll):
-    """The loads a thread of transpose_unrolled<unroll> issues before its first store: its distinct elements."""
-    return len({unrolled(unroll, 0, 0, k)[0] for k in range(unroll)})
-
-
 SHARED_LOADS = 32 * 32 // 256        # steps 06-08: a 32 x 32 tile loaded by 256 threads
 VEC4_LOADS = 64 * 64 // 256 // 4     # steps 09-10: a 64 x 64 tile of float4s loaded by 256 threads
 IN_FLIGHT = {   # (step, kernel) in the profile: (loads a thread issues before its first store, bytes each)
+    # steps/04_unroll/unroll.cu: transpose_unrolled<UNROLL> loads its UNROLL elements, then stores them
     ("02", "coalesced_write"): (1, FLOAT),
     ("03", "ldg"): (1, FLOAT),
-    ("04", "unroll4"): (loads_per_thread(4), FLOAT),
-    ("04", "unroll8"): (loads_per_thread(8), FLOAT),
+    ("04", "unroll4"): (4, FLOAT),
+    ("04", "unroll8"): (8, FLOAT),
     ("05", "float4"): (QUAD, FLOAT4),
     ("06", "shared_32x8"): (SHARED_LOADS, FLOAT),
     ("07", "shared_padded"): (SHARED_LOADS, FLOAT),
@@ -945,11 +916,9 @@ def plan_of(dims: str, perm: str) -> dict:
 
 
 def fold_row(c, label, names, sizes, fills, w=4.5):
-    """One row of dimensions at the cursor: a box each, its name and size in it; the x of each box's middle."""
-    c.label(X0, c.y + 0.6, label)
-    for n, (name, size, fill) in enumerate(zip(names, sizes, fills, strict=True)):
-        c.cell(X0 + n * (w + 0.5), c.y, w, 1.2, fill, f"{name} {size}", size=TEXT)
-    middles = [X0 + n * (w + 0.5) + w / 2 for n in range(len(names))]
+    """One row of dimensions at the cursor, a box each, its name and size in it; the x of each box's middle."""
+    middles = c.strip(label, fills, [f"{name} {size}" for name, size in zip(names, sizes, strict=True)], w, 1.2,
+                      gap=0.5, size=TEXT)
     c.y += 1.2
     return middles
 
@@ -988,8 +957,7 @@ FIGURES = {name.replace("_", "-"): draw for name, draw in sorted(globals().items
 
 def drawings():
     """(file stem, figure) of every figure, then of each GPU's plots where its sweep has their shapes."""
-    for stem, draw in FIGURES.items():
-        yield stem, draw()
+    yield from ((stem, draw()) for stem, draw in FIGURES.items())
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
         frame = frame[frame.step.isin(machine.steps_of("float32"))]   # the plots follow the float32 steps
@@ -1000,13 +968,11 @@ def drawings():
 
 
 def draw_all(folder):
-    """Draw every figure and plot into folder as SVG; the names of the files written."""
-    written = []
+    """Draw every figure and plot into folder as SVG, yielding the name of each file written."""
     with matplotlib.rc_context(STYLE):
         for stem, fig in drawings():
             fig.savefig(folder / f"{stem}.svg", metadata=METADATA)
-            written.append(f"{stem}.svg")
-    return written
+            yield f"{stem}.svg"
 
 
 def main(argv=None) -> int:
@@ -1018,9 +984,10 @@ def main(argv=None) -> int:
             print(f"wrote docs/img/{name}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        names = draw_all(Path(tmp))
-        problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it" for name in names
-                    if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False)]
+        names = list(draw_all(Path(tmp)))
+        _, differ, missing = filecmp.cmpfiles(tmp, IMG, names, shallow=False)
+    problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it"
+                for name in differ + missing]
     problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
                  for path in sorted(IMG.glob("*.svg")) if path.name not in names]
     for problem in problems:
