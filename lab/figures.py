@@ -240,17 +240,20 @@ class Canvas:
             self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
 
-    def box(self, x, y, w, h, name, detail=()):
-        """A hardware unit: a box, its name in bold and a few muted lines under it."""
+    def box(self, x, y, w, h, name, detail=(), onward=None):
+        """A hardware unit: a box, its name in bold and a few muted lines under it; an arrow on, labelled onward."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
         self.text(x + 0.5, y + 0.8, name, weight="bold")
         for n, string in enumerate(detail):
             self.text(x + 0.5, y + 1.8 + 0.8 * n, string, size=SMALL, color=MUTED)
+        if onward is not None:
+            self.arrow((x + 2, y + h), (x + 2, y + h + 1.6))
+            self.text(x + 2.4, y + h + 0.8, onward, size=SMALL, color=MUTED)
 
-    def arrow(self, start, end, color=INK, dashed=False):
+    def arrow(self, start, end, color=INK, dashed=False, **style):
         """An arrow from start to end, dashed for the way around."""
         self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=color,
-                                          linewidth=1.2, linestyle="--" if dashed else "-"))
+                                          linewidth=1.2, linestyle="--" if dashed else "-", **style))
 
     def done(self, legend, columns=3):
         """The finished figure: the legend (fill, label) under the drawing, a unit kept square."""
@@ -634,13 +637,9 @@ def fig_01_memory_system():
                 c.line(metric, x=15.6, step=0.8, family="monospace")
             c.y += 0.3
         height = max(c.y - top, 1.8 + 0.8 * len(detail))
-        c.box(MARGIN, top, 12, height, unit, detail)
+        c.box(MARGIN, top, 12, height, unit, detail, onward)
         c.ax.vlines(14.2, top + 0.3, top + height - 0.3, colors=GRID, linewidth=3)
-        c.y = top + height
-        if onward:
-            c.arrow((MARGIN + 5, c.y), (MARGIN + 5, c.y + 1.6))
-            c.text(MARGIN + 5.5, c.y + 0.8, onward, size=SMALL, color=MUTED)
-            c.y += 1.6
+        c.y = top + height + (1.6 if onward else 0)
     c.y += 0.5
     return c.done([(UNIT_FILL, "a hardware unit; beside it, in monospace, the Nsight Compute metrics counted there; "
                                "arrows: the way of a load (stores too)")], columns=1)
@@ -658,18 +657,14 @@ S03_COLUMNS = (("kernel", 0), ("the read", 8), ("PTX", 19), ("SASS", 27), ("cach
 
 def read_paths(c, top):
     """The ways a load takes: through L1TEX to L2, or (.cg) around L1, dashed."""
-    units = (("SM: the warp's LDG", "32 lanes, 32 sectors"), ("L1TEX (one per SM)", "L1 = texture cache"),
-             ("L2 (all SMs)", "sees what L1 misses"), ("DRAM", ""))
-    for n, (name, detail) in enumerate(units):
-        c.box(MARGIN, top + 4 * n, 9, 2.4, name, [detail])
-    for n, label in enumerate(("LDG.E, LDG.E.CONSTANT", "misses", "")):
-        c.arrow((MARGIN + 2, top + 4 * n + 2.4), (MARGIN + 2, top + 4 * n + 4))
-        c.text(MARGIN + 2.4, top + 4 * n + 3.2, label, size=SMALL, family="monospace")
-    side, y_sm, y_l2 = MARGIN + 10.2, top + 1.2, top + 9.2
-    c.ax.plot([MARGIN + 9, side, side], [y_sm, y_sm, y_l2], color=BAD, linestyle="--", linewidth=1.2)
-    c.arrow((side, y_l2), (MARGIN + 9, y_l2), color=BAD, dashed=True)
-    c.text(side + 0.3, top + 5, "LDG.E.STRONG.GPU", size=SMALL, family="monospace", color=BAD)
-    c.text(side + 0.3, top + 5.8, "(.cg: skips L1)", size=SMALL, color=BAD)
+    units = (("SM: the warp's LDG", "32 lanes, 32 sectors", "LDG.E, LDG.E.CONSTANT"),
+             ("L1TEX (one per SM)", "L1 = texture cache", "misses"), ("L2 (all SMs)", "sees what L1 misses", ""),
+             ("DRAM", "", None))
+    for n, (name, detail, onward) in enumerate(units):
+        c.box(MARGIN, top + 4 * n, 9, 2.4, name, [detail], onward)
+    c.arrow((MARGIN + 9, top + 1.2), (MARGIN + 9, top + 9.2), BAD, True, connectionstyle="bar,fraction=-0.15")
+    c.text(MARGIN + 10.5, top + 5, "LDG.E.STRONG.GPU", size=SMALL, family="monospace", color=BAD)
+    c.text(MARGIN + 10.5, top + 5.8, "(.cg: skips L1)", size=SMALL, color=BAD)
 
 
 def l1_reuse(c, top):
@@ -754,19 +749,16 @@ def thread_timeline(ax, labels):
     """What one thread of each kernel issues: all its loads, one wait for DRAM, then its stores."""
     for n, (label, key) in enumerate(zip(labels, S04_KERNELS, strict=True)):
         loads, size = IN_FLIGHT[key]
-        box, suffix, x = (1.0, "", 0.0) if size == FLOAT else (2.2, ".128", 0.0)
+        box, suffix = (1.0, "") if size == FLOAT else (2.2, ".128")
+        slots = [i * (box + 0.15) for i in range(loads + 1)]    # where each instruction starts, and the end
         ax.text(-0.4, n, label, ha="right", va="center")
-        for kind, fill in (("LD", PALETTE[0]), ("ST", PALETTE[1])):
-            for _ in range(loads):
-                ax.add_patch(Rectangle((x, n - 0.35), box, 0.7, facecolor=fill, edgecolor=INK, linewidth=0.6))
-                ax.text(x + box / 2, n, kind + suffix, ha="center", va="center", fontsize=SMALL)
-                x += box + 0.15
-            if kind == "LD":
-                ax.add_patch(FancyArrowPatch((x + 0.2, n), (x + 3.6, n), arrowstyle="-|>", mutation_scale=8,
-                                             color=MUTED, linestyle="--"))
-                x += 4
+        for kind, fill, start in (("LD", PALETTE[0], 0), ("ST", PALETTE[1], slots[-1] + 4)):
+            drawn = ax.barh(n, box, 0.7, [start + x for x in slots[:-1]], color=fill, edgecolor=INK, linewidth=0.6)
+            ax.bar_label(drawn, [kind + suffix] * loads, label_type="center", fontsize=SMALL)
+        ax.annotate("", (slots[-1] + 3.6, n), (slots[-1] + 0.2, n), arrowprops={"arrowstyle": "-|>", "color": MUTED,
+                                                                            "linestyle": "--"})
         in_flight = f"{loads} x {size} B = {loads * size} B in flight"
-        ax.text(x + 0.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
+        ax.text(2 * slots[-1] + 4.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
     ax.set(xlim=(-8, 30), ylim=(len(S04_KERNELS) - 0.5, -0.6))
     ax.set_axis_off()
     ax.set_title("what one thread issues: all its loads, one wait for DRAM (dashed), then its stores", loc="left")
