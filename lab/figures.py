@@ -35,6 +35,7 @@ STYLE = {
     "svg.fonttype": "none",           # text stays text: small files, no glyph outlines
     "font.family": "sans-serif", "font.size": 9, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
     "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"], "axes.spines.top": False, "axes.spines.right": False,
+    "axes.axisbelow": True, "grid.color": "#dddddd",
 }
 METADATA = {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"}
 
@@ -837,9 +838,8 @@ def measured(frame):
 def plot_ladder(name, frame):
     """GB/s of each step's default kernel at the ladder shapes measured, with copy and cuBLAS."""
     kernels, copy, cublas = measured(frame)
-    at = {shape: kernels[(kernels.rows == shape[0]) & (kernels.cols == shape[1]) & (kernels.offset == 0)]
-          for shape in LADDER_SHAPES}
-    panels = [(shape, bars.sort_values("step", kind="stable")) for shape, bars in at.items() if len(bars)]
+    panels = [((rows, cols), bars.sort_values("step", kind="stable")) for rows, cols in LADDER_SHAPES
+              if len(bars := kernels[(kernels.rows == rows) & (kernels.cols == cols) & (kernels.offset == 0)])]
     if not panels:
         return None
     fig = Figure(figsize=(12, 0.6 + 4.2 * len(panels)), layout="constrained")
@@ -857,8 +857,7 @@ def plot_ladder(name, frame):
         ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
                       fontsize=SMALL)
         ax.set(ylim=(0, 1.35 * max(bars.gbps.max(), bound)), ylabel=GBPS)
-        ax.grid(axis="y", color="#dddddd")
-        ax.set_axisbelow(True)
+        ax.grid(axis="y")
         ax.legend(loc="upper left", fontsize=SMALL + 1)
         ax.set_title(f"{rows} x {cols} float32; above each bar: GB/s and % of the copy bound", fontsize=TEXT)
     return fig
@@ -884,7 +883,7 @@ def plot_sizes(name, frame):
     ax.set_xticks(sides, [str(s) for s in sides])
     ax.minorticks_off()
     ax.set(ylim=(0, None), xlabel="N (a square N x N float32 matrix)", ylabel=GBPS)
-    ax.grid(color="#dddddd")
+    ax.grid()
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=SMALL + 1)
     ax.set_title(f"Transpose bandwidth against matrix size on {name}", weight="bold", fontsize=TITLE)
     return fig
