@@ -171,10 +171,8 @@ def wavefronts(places, width=1):
         rows, seen = [], {}
         for lane in group_lanes:
             bank = places[lane] % BANKS if width == 1 else places[lane] % (BANKS // 4) * 4
-            in_bank = seen.setdefault(bank, [])
-            if places[lane] not in in_bank:
-                in_bank.append(places[lane])
-            wave = in_bank.index(places[lane])      # a bank moves one distinct word (or chunk) per wavefront
+            in_bank = seen.setdefault(bank, {})     # a bank moves one distinct word (or chunk) per wavefront
+            wave = in_bank.setdefault(places[lane], len(in_bank))
             rows += [{} for _ in range(wave + 1 - len(rows))]
             rows[wave].setdefault(bank, []).append(lane)
         served += [(group, row) for row in rows]
@@ -648,12 +646,13 @@ def fig_01_memory_system():
 
 S03_LOADS = [
     # What nvcc 13 emits for sm_90 for each kernel's strided read (cuobjdump --dump-sass build/step03).
+    ("kernel", "the read", "PTX", "SASS", "cached in"),
     ("02 coalesced_write", "in[i]", "ld.global.f32", "LDG.E", "L1 and L2"),
     ("03 ldg (default)", "__ldg(&in[i])", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
     ("03 restrict", "in[i], const __restrict__", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
     ("03 l2_only", "__ldcg(&in[i])", "ld.global.cg.f32", "LDG.E.STRONG.GPU", "L2 only"),
 ]
-S03_COLUMNS = (("kernel", 0), ("the read", 8), ("PTX", 19), ("SASS", 27), ("cached in", 35))
+S03_COLUMNS = (0, 8, 19, 27, 35)     # where each column of the table starts
 
 
 def read_paths(c, top):
@@ -698,14 +697,11 @@ def l1_reuse(c, top):
 def fig_03_readonly():
     """Step 03: what each load compiles to, which way it goes, and the L1 reuse the block allows."""
     c = Canvas("Step 03: the strided read through L1 or around it")
-    for head, x in S03_COLUMNS:
-        c.text(MARGIN + x, c.y, head, size=SMALL + 1, weight="bold")
-    c.y += 0.9
-    for row in S03_LOADS:
-        c.ax.hlines(c.y - 0.45, MARGIN, WIDTH - MARGIN, colors=GRID, linewidth=0.6)
-        for n, ((_, x), cell) in enumerate(zip(S03_COLUMNS, row, strict=True)):
-            font = "monospace" if n in (1, 2, 3) else "sans-serif"
-            c.text(MARGIN + x, c.y, cell, size=SMALL + 1, family=font, color=BAD if cell == "L2 only" else INK)
+    for r, row in enumerate(S03_LOADS):     # the headings in bold, then the code in monospace
+        c.ax.hlines(c.y + 0.45, MARGIN, WIDTH - MARGIN, colors=GRID, linewidth=0.6)
+        for n, (x, cell) in enumerate(zip(S03_COLUMNS, row, strict=True)):
+            style = {"family": "monospace"} if r and n in (1, 2, 3) else {"weight": "normal" if r else "bold"}
+            c.text(MARGIN + x, c.y, cell, size=SMALL + 1, color=BAD if cell == "L2 only" else INK, **style)
         c.y += 0.9
     c.line("const __restrict__ alone already gives the non-coherent load (.nc): __ldg only forces it.",
            color=MUTED, step=1.6)
