@@ -18,7 +18,10 @@ import csv
 import filecmp
 import functools
 import itertools
+import json
 import math
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -85,10 +88,9 @@ def plural(n, word):
 
 
 def lanes(warp, block_x):
-    """(lane, threadIdx.x, threadIdx.y) of the 32 lanes of a warp in a block block_x threads wide."""
-    for lane in range(WARP):
-        tid = warp * WARP + lane
-        yield lane, tid % block_x, tid // block_x
+    """(threadIdx.x, threadIdx.y) of the 32 lanes of a warp in a block block_x threads wide, lane 0 first."""
+    for tid in range(warp * WARP, warp * WARP + WARP):
+        yield tid % block_x, tid // block_x
 
 
 def naive(tx, ty, rows=ROWS, cols=COLS):
@@ -307,21 +309,21 @@ def sector_figure(title, lane_is, pairs, size, load, store):
 def fig_01_sectors():
     """Step 01: the naive kernel's warp loads 4 whole sectors but stores 4 bytes into each of 32."""
     return sector_figure("Step 01: the 32-byte sectors one warp touches", "threadIdx.x",
-                         [naive(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         [naive(tx, ty) for tx, ty in lanes(0, 32)], FLOAT,
                          "load: in[row * cols + col]", "store: out[col * rows + row]")
 
 
 def fig_02_sectors():
     """Step 02: reading in down a column instead makes the store whole and the load one sector per lane."""
     return sector_figure("Step 02: the 32-byte sectors one warp touches", "threadIdx.x",
-                         [coalesced_write(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         [coalesced_write(tx, ty) for tx, ty in lanes(0, 32)], FLOAT,
                          "load: in[out_col * cols + out_row]", "store: out[out_row * rows + out_col]")
 
 
 def fig_05_sectors():
     """Step 05: float4 loads and stores, i = 0 of 4, use every byte of the sectors they touch."""
     return sector_figure("Step 05: the sectors one warp's float4 access touches", "8 threadIdx.y + threadIdx.x",
-                         [float4_quad(tx, ty, 0) for _, tx, ty in lanes(0, 8)], FLOAT4,
+                         [float4_quad(tx, ty, 0) for tx, ty in lanes(0, 8)], FLOAT4,
                          "load i = 0 of 4: in4[(r0 + i) * (cols / 4) + qc]",
                          "store j = 0 of 4: out4[(c0 + j) * (rows / 4) + qr]")
 
@@ -357,13 +359,13 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
 
 def tile_wavefronts(step, tile, block_rows, warp=0):
     """The wavefronts of a warp's shared store and of its shared load in the step 06-08 kernel."""
-    elements = [tile_elements(tx, ty, block_rows) for _, tx, ty in lanes(warp, tile)]
+    elements = [tile_elements(tx, ty, block_rows) for tx, ty in lanes(warp, tile)]
     return [wavefronts([WORD_OF[step](*pair[n], tile) for pair in elements]) for n in (0, 1)]
 
 
 def tile_panels(c, step, name, tile, block_rows, warp, store, load):
     """The shared store and the shared load of one variant of the step 06-08 kernel."""
-    rows_of_warp = " and ".join(map(str, sorted({ty for _, _, ty in lanes(warp, tile)})))
+    rows_of_warp = " and ".join(map(str, sorted({ty for _, ty in lanes(warp, tile)})))
     lane = "threadIdx.x" if tile == WARP else f"{tile} threadIdx.y + threadIdx.x - {warp * WARP}".removesuffix(" - 0")
     who = f"{name} (block {tile} x {block_rows}): warp {warp} = threadIdx.y {rows_of_warp}, lane = {lane}"
     headings = (f"shared store (writing the tile): {store}", f"shared load (reading it transposed): {load}")
@@ -671,10 +673,10 @@ def l1_reuse(c, top):
     """How much L1 reuse one step 02 block's strided read allows: the sectors each warp asks for."""
     asked_by, requests = {}, 8 * WARP
     for warp in range(8):
-        for _, tx, ty in lanes(warp, 32):
+        for tx, ty in lanes(warp, 32):
             i, _ = coalesced_write(tx, ty, rows=4096, cols=4096)
             asked_by.setdefault(i * FLOAT // SECTOR, set()).add(warp)
-    warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for _, tx, ty in lanes(0, 32)]
+    warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for tx, ty in lanes(0, 32)]
     load, store = (len(sectors_of([(0, pair[n] * FLOAT, FLOAT) for pair in warp0])) for n in (0, 1))
     sharing = len(next(iter(asked_by.values())))
     hits = requests - len(asked_by)
@@ -892,10 +894,6 @@ FOLD_DIMS, FOLD_PERM, FOLD_NAMES = "32,256,56,56", "0,2,3,1", "NCHW"   # NCHW to
 
 def plan_of(dims: str, perm: str) -> dict:
     """Step 15's fold of a tensor, as its program prints it (--plan): the rule's own output, not a copy of it."""
-    import json
-    import os
-    import subprocess
-
     build = machine.ROOT / os.environ.get("BUILD", "build")
     ran = subprocess.run([str(machine.program(build, "15")), "--dims", dims, "--perm", perm, "--plan"],
                          capture_output=True, text=True, timeout=60, check=True)
