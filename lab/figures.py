@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 import matplotlib
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 
@@ -241,6 +242,13 @@ class Canvas:
             self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
 
+    def grid(self, x, y, columns, rows, w=1.0, h=1.0):
+        """An empty grid of columns x rows cells, ruled in one stroke (a small SVG, where cells would be many)."""
+        self.cell(x, y, columns * w, rows * h, EMPTY)
+        across = [[(x, y + r * h), (x + columns * w, y + r * h)] for r in range(1, rows)]
+        down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
+        self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
+
     def box(self, x, y, w, h, name, detail=(), onward=None):
         """A hardware unit: a box, its name in bold and a few muted lines under it; an arrow on, labelled onward."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
@@ -296,7 +304,7 @@ def sector_figure(title, lane_is, pairs, size, load, store):
             x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
             row, byte = divmod(sector * SECTOR, row_bytes)
             c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
-            c.strip(None, [EMPTY] * SECTOR_FLOATS, (), WORD, 1, x=x, y=y + 0.7)
+            c.grid(x, y + 0.7, SECTOR_FLOATS, 1, w=WORD)
             for lane, word, words in hits:
                 c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
         c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
@@ -340,10 +348,11 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
     ways = max(groups.count(g) for g in set(groups))    # the wavefronts of the busiest lane group: n-way conflict
     c.heading(heading, detail)
     c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
+    c.grid(X0, c.y, BANKS, len(served), h=ROW_H)
     for n, (group, row) in enumerate(served):
         y = c.y + n * ROW_H
         quarter = f"lanes {8 * group}-{8 * group + 7}, wf {n - groups.index(group) + 1}"
-        c.strip(quarter if width > 1 else f"wavefront {n + 1}", [EMPTY] * BANKS, h=ROW_H, y=y)
+        c.label(X0, y + ROW_H / 2, quarter if width > 1 else f"wavefront {n + 1}")
         for first, hit_by in row.items():
             label = ("lane " if width > 1 else "") + ",".join(map(str, hit_by))
             c.cell(X0 + first, y, width, ROW_H, lane_colour(hit_by[0]), label, edge=INK)
