@@ -18,7 +18,10 @@ import csv
 import filecmp
 import functools
 import itertools
+import json
 import math
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -36,6 +39,7 @@ STYLE = {
     "svg.fonttype": "none",           # text stays text: small files, no glyph outlines
     "font.family": "sans-serif", "font.size": 9, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
     "font.monospace": ["DejaVu Sans Mono", "Menlo", "Consolas"], "axes.spines.top": False, "axes.spines.right": False,
+    "axes.axisbelow": True, "grid.color": "#dddddd",
 }
 METADATA = {"Date": None, "Creator": "python3 -m lab.figures (do not edit by hand)"}
 
@@ -85,10 +89,9 @@ def plural(n, word):
 
 
 def lanes(warp, block_x):
-    """(lane, threadIdx.x, threadIdx.y) of the 32 lanes of a warp in a block block_x threads wide."""
-    for lane in range(WARP):
-        tid = warp * WARP + lane
-        yield lane, tid % block_x, tid // block_x
+    """(threadIdx.x, threadIdx.y) of the 32 lanes of a warp in a block block_x threads wide, lane 0 first."""
+    for tid in range(warp * WARP, warp * WARP + WARP):
+        yield tid % block_x, tid // block_x
 
 
 def naive(tx, ty, rows=ROWS, cols=COLS):
@@ -102,13 +105,6 @@ def coalesced_write(tx, ty, rows=ROWS, cols=COLS):
     """steps/02_coalesced_write/coalesced_write.cu (and 03_ldg/ldg.cu), block (0, 0): (in, out) index of (tx, ty)."""
     out_row = ty                  # tile_y * BLOCK_ROWS + threadIdx.y = column of in
     out_col = tx                  # tile_x * BLOCK_COLS + threadIdx.x = row of in
-    return out_col * cols + out_row, out_row * rows + out_col
-
-
-def unrolled(unroll, tx, ty, k, rows=4096, cols=4096):
-    """steps/04_unroll/unroll.cu, transpose_unrolled<UNROLL>(), block 32 x 8: (in, out) of element k of (tx, ty)."""
-    out_col = tx
-    out_row = ty + k * 8          # out_row0 + k * blockDim.y
     return out_col * cols + out_row, out_row * rows + out_col
 
 
@@ -178,10 +174,8 @@ def wavefronts(places, width=1):
         rows, seen = [], {}
         for lane in group_lanes:
             bank = places[lane] % BANKS if width == 1 else places[lane] % (BANKS // 4) * 4
-            in_bank = seen.setdefault(bank, [])
-            if places[lane] not in in_bank:
-                in_bank.append(places[lane])
-            wave = in_bank.index(places[lane])      # a bank moves one distinct word (or chunk) per wavefront
+            in_bank = seen.setdefault(bank, {})     # a bank moves one distinct word (or chunk) per wavefront
+            wave = in_bank.setdefault(places[lane], len(in_bank))
             rows += [{} for _ in range(wave + 1 - len(rows))]
             rows[wave].setdefault(bank, []).append(lane)
         served += [(group, row) for row in rows]
@@ -232,6 +226,15 @@ class Canvas:
         if label is not None:
             self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
 
+    def strip(self, label, fills, texts=(), w=1.0, h=None, x=X0, y=None, gap=0.0, size=SMALL, **style):
+        """A row of cells at y (the cursor unless told), named on the left by label: the x of each cell's middle."""
+        h, y = h or w, self.y if y is None else y
+        if label:
+            self.label(x, y + h / 2, label, **style)
+        for n, (fill, text) in enumerate(itertools.zip_longest(fills, texts)):
+            self.cell(x + n * (w + gap), y, w, h, fill, text, size=size)
+        return [x + n * (w + gap) + w / 2 for n in range(len(fills))]
+
     def numbers(self, x, label, count, w=1.0):
         """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
         self.label(x, self.y, label, color=MUTED)
@@ -240,23 +243,26 @@ class Canvas:
         self.y += 0.6
 
     def grid(self, x, y, columns, rows, w=1.0, h=1.0):
-        """An empty grid of columns x rows cells, ruled in one stroke."""
+        """An empty grid of columns x rows cells, ruled in one stroke (a small SVG, where cells would be many)."""
         self.cell(x, y, columns * w, rows * h, EMPTY)
         across = [[(x, y + r * h), (x + columns * w, y + r * h)] for r in range(1, rows)]
         down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
         self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
 
-    def box(self, x, y, w, h, name, detail=()):
-        """A hardware unit: a box, its name in bold and a few muted lines under it."""
+    def box(self, x, y, w, h, name, detail=(), onward=None):
+        """A hardware unit: a box, its name in bold and a few muted lines under it; an arrow on, labelled onward."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
         self.text(x + 0.5, y + 0.8, name, weight="bold")
         for n, string in enumerate(detail):
             self.text(x + 0.5, y + 1.8 + 0.8 * n, string, size=SMALL, color=MUTED)
+        if onward is not None:
+            self.arrow((x + 2, y + h), (x + 2, y + h + 1.6))
+            self.text(x + 2.4, y + h + 0.8, onward, size=SMALL, color=MUTED)
 
-    def arrow(self, start, end, color=INK, dashed=False):
+    def arrow(self, start, end, color=INK, dashed=False, **style):
         """An arrow from start to end, dashed for the way around."""
         self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color=color,
-                                          linewidth=1.2, linestyle="--" if dashed else "-"))
+                                          linewidth=1.2, linestyle="--" if dashed else "-", **style))
 
     def done(self, legend, columns=3):
         """The finished figure: the legend (fill, label) under the drawing, a unit kept square."""
@@ -292,15 +298,13 @@ def sector_figure(title, lane_is, pairs, size, load, store):
         sectors = sectors_of(accesses)
         colour = {sector: PALETTE[n % len(PALETTE)] for n, sector in enumerate(sectors)}
         c.heading(heading, f"warp 0 of block (0, 0), lane = {lane_is}: {detail}")
-        c.label(X0, c.y + 0.5, "lane", color=MUTED)
-        for lane, address, _ in accesses:
-            c.cell(X0 + lane, c.y, 1, 1, colour[address // SECTOR], str(lane))
+        c.strip("lane", [colour[address // SECTOR] for _, address, _ in accesses], map(str, range(WARP)), color=MUTED)
         c.y += 1.6
         for n, (sector, hits) in enumerate(sectors.items()):
             x, y = X0 + n % 4 * 8, c.y + n // 4 * 2.1
             row, byte = divmod(sector * SECTOR, row_bytes)
             c.text(x, y + 0.3, f"{matrix} row {row}, bytes {byte}-{byte + SECTOR - 1}", size=SMALL, color=MUTED)
-            c.grid(x, y + 0.7, 8, 1, w=WORD)
+            c.grid(x, y + 0.7, SECTOR_FLOATS, 1, w=WORD)
             for lane, word, words in hits:
                 c.cell(x + word * WORD, y + 0.7, words * WORD, 1, colour[sector], str(lane), edge=INK)
         c.y += 2.1 * math.ceil(len(sectors) / 4) + 0.3
@@ -313,21 +317,21 @@ def sector_figure(title, lane_is, pairs, size, load, store):
 def fig_01_sectors():
     """Step 01: the naive kernel's warp loads 4 whole sectors but stores 4 bytes into each of 32."""
     return sector_figure("Step 01: the 32-byte sectors one warp touches", "threadIdx.x",
-                         [naive(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         [naive(tx, ty) for tx, ty in lanes(0, 32)], FLOAT,
                          "load: in[row * cols + col]", "store: out[col * rows + row]")
 
 
 def fig_02_sectors():
     """Step 02: reading in down a column instead makes the store whole and the load one sector per lane."""
     return sector_figure("Step 02: the 32-byte sectors one warp touches", "threadIdx.x",
-                         [coalesced_write(tx, ty) for _, tx, ty in lanes(0, 32)], FLOAT,
+                         [coalesced_write(tx, ty) for tx, ty in lanes(0, 32)], FLOAT,
                          "load: in[out_col * cols + out_row]", "store: out[out_row * rows + out_col]")
 
 
 def fig_05_sectors():
     """Step 05: float4 loads and stores, i = 0 of 4, use every byte of the sectors they touch."""
     return sector_figure("Step 05: the sectors one warp's float4 access touches", "8 threadIdx.y + threadIdx.x",
-                         [float4_quad(tx, ty, 0) for _, tx, ty in lanes(0, 8)], FLOAT4,
+                         [float4_quad(tx, ty, 0) for tx, ty in lanes(0, 8)], FLOAT4,
                          "load i = 0 of 4: in4[(r0 + i) * (cols / 4) + qc]",
                          "store j = 0 of 4: out4[(c0 + j) * (rows / 4) + qr]")
 
@@ -364,13 +368,13 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
 
 def tile_wavefronts(step, tile, block_rows, warp=0):
     """The wavefronts of a warp's shared store and of its shared load in the step 06-08 kernel."""
-    elements = [tile_elements(tx, ty, block_rows) for _, tx, ty in lanes(warp, tile)]
+    elements = [tile_elements(tx, ty, block_rows) for tx, ty in lanes(warp, tile)]
     return [wavefronts([WORD_OF[step](*pair[n], tile) for pair in elements]) for n in (0, 1)]
 
 
 def tile_panels(c, step, name, tile, block_rows, warp, store, load):
     """The shared store and the shared load of one variant of the step 06-08 kernel."""
-    rows_of_warp = " and ".join(map(str, sorted({ty for _, _, ty in lanes(warp, tile)})))
+    rows_of_warp = " and ".join(map(str, sorted({ty for _, ty in lanes(warp, tile)})))
     lane = "threadIdx.x" if tile == WARP else f"{tile} threadIdx.y + threadIdx.x - {warp * WARP}".removesuffix(" - 0")
     who = f"{name} (block {tile} x {block_rows}): warp {warp} = threadIdx.y {rows_of_warp}, lane = {lane}"
     headings = (f"shared store (writing the tile): {store}", f"shared load (reading it transposed): {load}")
@@ -446,10 +450,8 @@ def tile_order_panel(c, kernel, name, walk):
                                 (out_x, out_numbers, "out: where that block writes")):
         c.text(x, top - 0.6, caption, size=SMALL, weight="bold")
         for row, blocks in enumerate(numbers):      # each tile labelled with its block, the first wave lit
-            for col, t in enumerate(blocks):
-                lit = t < FIRST_WAVE
-                c.cell(x + col * TILE_CELL, top + row * TILE_CELL, TILE_CELL, TILE_CELL, HIGHLIGHT if lit else FADED,
-                       str(t), weight="bold" if lit else "normal", color=INK if lit else MUTED)
+            c.strip(None, [HIGHLIGHT if t < FIRST_WAVE else FADED for t in blocks], map(str, blocks), TILE_CELL,
+                    x=x, y=top + row * TILE_CELL)
     c.arrow((X0 + span + 0.5, top + span / 2), (out_x - 0.5, top + span / 2))
     written, read = ([[t < FIRST_WAVE for t in row] for row in grid] for grid in (out_numbers, in_numbers))
     for row in range(tiles):
@@ -485,13 +487,11 @@ def fig_10_tile_order():
 # ---------------------------------------------------------------- runs and sectors: figures 11, 12
 
 
-def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0):
+def float_strip(c, cell, fills, label, boundaries=None, note=None, step=0.0, texts=()):
     """Floats at the cursor, a cell each, thick lines at the boundaries (16-byte chunks unless told); its left edge."""
     x = 5.5
     boundaries = range(0, len(fills) + 1, CHUNK) if boundaries is None else boundaries
-    c.label(x, c.y + cell / 2, label, family="monospace")
-    for i, fill in enumerate(fills):
-        c.cell(x + i * cell, c.y, cell, cell, fill)
+    c.strip(label, fills, texts, cell, x=x, family="monospace")
     c.ax.vlines([x + b * cell for b in boundaries], c.y - 0.15, c.y + cell + 0.15, colors=INK, linewidth=1.2)
     if note:
         c.text(x + len(fills) * cell + cell, c.y + cell / 2, note, size=SMALL, color=MUTED)
@@ -564,30 +564,19 @@ def fig_12_swizzle():
     c.numbers(x, "bank group", 8, cell)
     quarter, place = played("tma_read"), played("tma_place")   # {(box row, chunk): the lane of 0-7 that reads it}
     for row, places in table("tma_place").items():
-        c.label(x, c.y + cell / 2, f"row {row}", family="monospace")
-        for chunk, at in enumerate(places):
-            fill = PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY
-            c.cell(x + at * cell, c.y, cell, cell, fill, str(chunk))
+        chunks = sorted(range(len(places)), key=places.__getitem__)     # the chunk stored at each place
+        fills = [PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY for chunk in chunks]
+        c.strip(f"row {row}", fills, map(str, chunks), cell, x=x, family="monospace")
         c.y += cell
     groups = sorted(place[row_chunk] for row_chunk in quarter)
     c.y += 0.7
-    c.line(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
-           f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", size=TEXT,
-           color=GOOD if len(set(groups)) == 8 else BAD, step=1.5)
+    c.verdict(f"Lanes 0-7 read rows 0 and 4, chunks 0-3 (k = 0): bank groups {', '.join(map(str, groups))}, "
+              f"{'all different: one wavefront' if len(set(groups)) == 8 else 'a conflict'}.", len(set(groups)) == 8)
     return c.done([(PALETTE[0], "a chunk that lanes 0-7 read (one colour per lane)"), (EMPTY, "the other chunks")],
                   columns=2)
 
 
 # ---------------------------------------------------------------- half-words: figure 13
-
-
-def half_word_strip(c, x, words, label, fills):
-    """Words at the cursor as pairs of half-word cells, each cell labelled with the tile element it holds."""
-    c.label(x, c.y + 0.45, label, family="monospace")
-    for n, (low, high) in enumerate(words):
-        for half, element in enumerate((low, high)):
-            c.cell(x + 3.2 * n + 1.5 * half, c.y, 1.5, 0.9, fills[n][half], element, size=SMALL - 1)
-    c.y += 1.2
 
 
 def fig_13_half_words():
@@ -606,11 +595,10 @@ def fig_13_half_words():
               "low half = the even column, high half = the odd one; __byte_perm(w0, w1, 0x5410) and (w0, w1, 0x7632)")
     element = {0x0100: "r0 c0", 0x0302: "r0 c1", 0x0504: "r1 c0", 0x0706: "r1 c1"}   # byte pairs of w1:w0
     perm = dict(zip(table("byte_perm"), per_lane("byte_perm"), strict=True))   # {selector: byte_perm(w0, w1, it)}
-    halves = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x3210], perm[0x7654])]   # w0 and w1
-    half_word_strip(c, 5.5, halves, "w0, w1 (rows 0, 1)", [[PALETTE[0], PALETTE[1]]] * 2)
-    paired = [[element[v & 0xFFFF], element[v >> 16]] for v in (perm[0x5410], perm[0x7632])]
-    half_word_strip(c, 5.5, paired, "column 0, column 1", [[PALETTE[0]] * 2, [PALETTE[1]] * 2])
-    c.y += 0.3
+    for label, selectors, fills in (("w0, w1 (rows 0, 1)", (0x3210, 0x7654), PALETTE[:2] * 2),
+                                    ("column 0, column 1", (0x5410, 0x7632), [PALETTE[0]] * 2 + [PALETTE[1]] * 2)):
+        halves = [element[perm[s] >> shift & 0xFFFF] for s in selectors for shift in (0, 16)]   # low half first
+        float_strip(c, 1.6, fills, label, range(0, 5, 2), texts=halves, step=2.1)   # thick lines: words
     return c.done([(lane_colour(0), "lane 0"), (lane_colour(31), "lane 31, in the bank it reads"),
                    (PALETTE[0], "an even tile column"), (PALETTE[1], "an odd tile column")], columns=4)
 
@@ -659,13 +647,9 @@ def fig_01_memory_system():
                 c.line(metric, x=15.6, step=0.8, family="monospace")
             c.y += 0.3
         height = max(c.y - top, 1.8 + 0.8 * len(detail))
-        c.box(MARGIN, top, 12, height, unit, detail)
+        c.box(MARGIN, top, 12, height, unit, detail, onward)
         c.ax.vlines(14.2, top + 0.3, top + height - 0.3, colors=GRID, linewidth=3)
-        c.y = top + height
-        if onward:
-            c.arrow((MARGIN + 5, c.y), (MARGIN + 5, c.y + 1.6))
-            c.text(MARGIN + 5.5, c.y + 0.8, onward, size=SMALL, color=MUTED)
-            c.y += 1.6
+        c.y = top + height + (1.6 if onward else 0)
     c.y += 0.5
     return c.done([(UNIT_FILL, "a hardware unit; beside it, in monospace, the Nsight Compute metrics counted there; "
                                "arrows: the way of a load (stores too)")], columns=1)
@@ -673,38 +657,35 @@ def fig_01_memory_system():
 
 S03_LOADS = [
     # What nvcc 13 emits for sm_90 for each kernel's strided read (cuobjdump --dump-sass build/step03).
+    ("kernel", "the read", "PTX", "SASS", "cached in"),
     ("02 coalesced_write", "in[i]", "ld.global.f32", "LDG.E", "L1 and L2"),
     ("03 ldg (default)", "__ldg(&in[i])", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
     ("03 restrict", "in[i], const __restrict__", "ld.global.nc.f32", "LDG.E.CONSTANT", "L1 and L2"),
     ("03 l2_only", "__ldcg(&in[i])", "ld.global.cg.f32", "LDG.E.STRONG.GPU", "L2 only"),
 ]
-S03_COLUMNS = (("kernel", 0), ("the read", 8), ("PTX", 19), ("SASS", 27), ("cached in", 35))
+S03_COLUMNS = (0, 8, 19, 27, 35)     # where each column of the table starts
 
 
 def read_paths(c, top):
     """The ways a load takes: through L1TEX to L2, or (.cg) around L1, dashed."""
-    units = (("SM: the warp's LDG", "32 lanes, 32 sectors"), ("L1TEX (one per SM)", "L1 = texture cache"),
-             ("L2 (all SMs)", "sees what L1 misses"), ("DRAM", ""))
-    for n, (name, detail) in enumerate(units):
-        c.box(MARGIN, top + 4 * n, 9, 2.4, name, [detail])
-    for n, label in enumerate(("LDG.E, LDG.E.CONSTANT", "misses", "")):
-        c.arrow((MARGIN + 2, top + 4 * n + 2.4), (MARGIN + 2, top + 4 * n + 4))
-        c.text(MARGIN + 2.4, top + 4 * n + 3.2, label, size=SMALL, family="monospace")
-    side, y_sm, y_l2 = MARGIN + 10.2, top + 1.2, top + 9.2
-    c.ax.plot([MARGIN + 9, side, side], [y_sm, y_sm, y_l2], color=BAD, linestyle="--", linewidth=1.2)
-    c.arrow((side, y_l2), (MARGIN + 9, y_l2), color=BAD, dashed=True)
-    c.text(side + 0.3, top + 5, "LDG.E.STRONG.GPU", size=SMALL, family="monospace", color=BAD)
-    c.text(side + 0.3, top + 5.8, "(.cg: skips L1)", size=SMALL, color=BAD)
+    units = (("SM: the warp's LDG", "32 lanes, 32 sectors", "LDG.E, LDG.E.CONSTANT"),
+             ("L1TEX (one per SM)", "L1 = texture cache", "misses"), ("L2 (all SMs)", "sees what L1 misses", ""),
+             ("DRAM", "", None))
+    for n, (name, detail, onward) in enumerate(units):
+        c.box(MARGIN, top + 4 * n, 9, 2.4, name, [detail], onward)
+    c.arrow((MARGIN + 9, top + 1.2), (MARGIN + 9, top + 9.2), BAD, True, connectionstyle="bar,fraction=-0.15")
+    c.text(MARGIN + 10.5, top + 5, "LDG.E.STRONG.GPU", size=SMALL, family="monospace", color=BAD)
+    c.text(MARGIN + 10.5, top + 5.8, "(.cg: skips L1)", size=SMALL, color=BAD)
 
 
 def l1_reuse(c, top):
     """How much L1 reuse one step 02 block's strided read allows: the sectors each warp asks for."""
     asked_by, requests = {}, 8 * WARP
     for warp in range(8):
-        for _, tx, ty in lanes(warp, 32):
+        for tx, ty in lanes(warp, 32):
             i, _ = coalesced_write(tx, ty, rows=4096, cols=4096)
             asked_by.setdefault(i * FLOAT // SECTOR, set()).add(warp)
-    warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for _, tx, ty in lanes(0, 32)]
+    warp0 = [coalesced_write(tx, ty, rows=4096, cols=4096) for tx, ty in lanes(0, 32)]
     load, store = (len(sectors_of([(0, pair[n] * FLOAT, FLOAT) for pair in warp0])) for n in (0, 1))
     sharing = len(next(iter(asked_by.values())))
     hits = requests - len(asked_by)
@@ -727,14 +708,11 @@ def l1_reuse(c, top):
 def fig_03_readonly():
     """Step 03: what each load compiles to, which way it goes, and the L1 reuse the block allows."""
     c = Canvas("Step 03: the strided read through L1 or around it")
-    for head, x in S03_COLUMNS:
-        c.text(MARGIN + x, c.y, head, size=SMALL + 1, weight="bold")
-    c.y += 0.9
-    for row in S03_LOADS:
-        c.ax.hlines(c.y - 0.45, MARGIN, WIDTH - MARGIN, colors=GRID, linewidth=0.6)
-        for n, ((_, x), cell) in enumerate(zip(S03_COLUMNS, row, strict=True)):
-            font = "monospace" if n in (1, 2, 3) else "sans-serif"
-            c.text(MARGIN + x, c.y, cell, size=SMALL + 1, family=font, color=BAD if cell == "L2 only" else INK)
+    for r, row in enumerate(S03_LOADS):     # the headings in bold, then the code in monospace
+        c.ax.hlines(c.y + 0.45, MARGIN, WIDTH - MARGIN, colors=GRID, linewidth=0.6)
+        for n, (x, cell) in enumerate(zip(S03_COLUMNS, row, strict=True)):
+            style = {"family": "monospace"} if r and n in (1, 2, 3) else {"weight": "normal" if r else "bold"}
+            c.text(MARGIN + x, c.y, cell, size=SMALL + 1, color=BAD if cell == "L2 only" else INK, **style)
         c.y += 0.9
     c.line("const __restrict__ alone already gives the non-coherent load (.nc): __ldg only forces it.",
            color=MUTED, step=1.6)
@@ -757,18 +735,14 @@ def profile_at_4096(metric):
     return {(row.step, row.kernel): row.value for row in at.itertuples()}
 
 
-def loads_per_thread(unroll):
-    """The loads a thread of transpose_unrolled<unroll> issues before its first store: its distinct elements."""
-    return len({unrolled(unroll, 0, 0, k)[0] for k in range(unroll)})
-
-
 SHARED_LOADS = 32 * 32 // 256        # steps 06-08: a 32 x 32 tile loaded by 256 threads
 VEC4_LOADS = 64 * 64 // 256 // 4     # steps 09-10: a 64 x 64 tile of float4s loaded by 256 threads
 IN_FLIGHT = {   # (step, kernel) in the profile: (loads a thread issues before its first store, bytes each)
+    # steps/04_unroll/unroll.cu: transpose_unrolled<UNROLL> loads its UNROLL elements, then stores them
     ("02", "coalesced_write"): (1, FLOAT),
     ("03", "ldg"): (1, FLOAT),
-    ("04", "unroll4"): (loads_per_thread(4), FLOAT),
-    ("04", "unroll8"): (loads_per_thread(8), FLOAT),
+    ("04", "unroll4"): (4, FLOAT),
+    ("04", "unroll8"): (8, FLOAT),
     ("05", "float4"): (QUAD, FLOAT4),
     ("06", "shared_32x8"): (SHARED_LOADS, FLOAT),
     ("07", "shared_padded"): (SHARED_LOADS, FLOAT),
@@ -783,19 +757,16 @@ def thread_timeline(ax, labels):
     """What one thread of each kernel issues: all its loads, one wait for DRAM, then its stores."""
     for n, (label, key) in enumerate(zip(labels, S04_KERNELS, strict=True)):
         loads, size = IN_FLIGHT[key]
-        box, suffix, x = (1.0, "", 0.0) if size == FLOAT else (2.2, ".128", 0.0)
+        box, suffix = (1.0, "") if size == FLOAT else (2.2, ".128")
+        slots = [i * (box + 0.15) for i in range(loads + 1)]    # where each instruction starts, and the end
         ax.text(-0.4, n, label, ha="right", va="center")
-        for kind, fill in (("LD", PALETTE[0]), ("ST", PALETTE[1])):
-            for _ in range(loads):
-                ax.add_patch(Rectangle((x, n - 0.35), box, 0.7, facecolor=fill, edgecolor=INK, linewidth=0.6))
-                ax.text(x + box / 2, n, kind + suffix, ha="center", va="center", fontsize=SMALL)
-                x += box + 0.15
-            if kind == "LD":
-                ax.add_patch(FancyArrowPatch((x + 0.2, n), (x + 3.6, n), arrowstyle="-|>", mutation_scale=8,
-                                             color=MUTED, linestyle="--"))
-                x += 4
+        for kind, fill, start in (("LD", PALETTE[0], 0), ("ST", PALETTE[1], slots[-1] + 4)):
+            drawn = ax.barh(n, box, 0.7, [start + x for x in slots[:-1]], color=fill, edgecolor=INK, linewidth=0.6)
+            ax.bar_label(drawn, [kind + suffix] * loads, label_type="center", fontsize=SMALL)
+        ax.annotate("", (slots[-1] + 3.6, n), (slots[-1] + 0.2, n), arrowprops={"arrowstyle": "-|>", "color": MUTED,
+                                                                            "linestyle": "--"})
         in_flight = f"{loads} x {size} B = {loads * size} B in flight"
-        ax.text(x + 0.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
+        ax.text(2 * slots[-1] + 4.3, n, in_flight, va="center", color=MUTED, fontsize=SMALL)
     ax.set(xlim=(-8, 30), ylim=(len(S04_KERNELS) - 0.5, -0.6))
     ax.set_axis_off()
     ax.set_title("what one thread issues: all its loads, one wait for DRAM (dashed), then its stores", loc="left")
@@ -874,9 +845,8 @@ def measured(frame):
 def plot_ladder(name, frame):
     """GB/s of each step's default kernel at the ladder shapes measured, with copy and cuBLAS."""
     kernels, copy, cublas = measured(frame)
-    at = {shape: kernels[(kernels.rows == shape[0]) & (kernels.cols == shape[1]) & (kernels.offset == 0)]
-          for shape in LADDER_SHAPES}
-    panels = [(shape, bars.sort_values("step", kind="stable")) for shape, bars in at.items() if len(bars)]
+    panels = [((rows, cols), bars.sort_values("step", kind="stable")) for rows, cols in LADDER_SHAPES
+              if len(bars := kernels[(kernels.rows == rows) & (kernels.cols == cols) & (kernels.offset == 0)])]
     if not panels:
         return None
     fig = Figure(figsize=(12, 0.6 + 4.2 * len(panels)), layout="constrained")
@@ -894,8 +864,7 @@ def plot_ladder(name, frame):
         ax.set_xticks(x, [f"{step}\n{kernel}" for step, kernel in zip(bars.step, bars.kernel, strict=True)],
                       fontsize=SMALL)
         ax.set(ylim=(0, 1.35 * max(bars.gbps.max(), bound)), ylabel=GBPS)
-        ax.grid(axis="y", color="#dddddd")
-        ax.set_axisbelow(True)
+        ax.grid(axis="y")
         ax.legend(loc="upper left", fontsize=SMALL + 1)
         ax.set_title(f"{rows} x {cols} float32; above each bar: GB/s and % of the copy bound", fontsize=TEXT)
     return fig
@@ -921,7 +890,7 @@ def plot_sizes(name, frame):
     ax.set_xticks(sides, [str(s) for s in sides])
     ax.minorticks_off()
     ax.set(ylim=(0, None), xlabel="N (a square N x N float32 matrix)", ylabel=GBPS)
-    ax.grid(color="#dddddd")
+    ax.grid()
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=SMALL + 1)
     ax.set_title(f"Transpose bandwidth against matrix size on {name}", weight="bold", fontsize=TITLE)
     return fig
@@ -934,10 +903,6 @@ FOLD_DIMS, FOLD_PERM, FOLD_NAMES = "32,256,56,56", "0,2,3,1", "NCHW"   # NCHW to
 
 def plan_of(dims: str, perm: str) -> dict:
     """Step 15's fold of a tensor, as its program prints it (--plan): the rule's own output, not a copy of it."""
-    import json
-    import os
-    import subprocess
-
     build = machine.ROOT / os.environ.get("BUILD", "build")
     ran = subprocess.run([str(machine.program(build, "15")), "--dims", dims, "--perm", perm, "--plan"],
                          capture_output=True, text=True, timeout=60, check=True)
@@ -945,11 +910,9 @@ def plan_of(dims: str, perm: str) -> dict:
 
 
 def fold_row(c, label, names, sizes, fills, w=4.5):
-    """One row of dimensions at the cursor: a box each, its name and size in it; the x of each box's middle."""
-    c.label(X0, c.y + 0.6, label)
-    for n, (name, size, fill) in enumerate(zip(names, sizes, fills, strict=True)):
-        c.cell(X0 + n * (w + 0.5), c.y, w, 1.2, fill, f"{name} {size}", size=TEXT)
-    middles = [X0 + n * (w + 0.5) + w / 2 for n in range(len(names))]
+    """One row of dimensions at the cursor, a box each, its name and size in it; the x of each box's middle."""
+    middles = c.strip(label, fills, [f"{name} {size}" for name, size in zip(names, sizes, strict=True)], w, 1.2,
+                      gap=0.5, size=TEXT)
     c.y += 1.2
     return middles
 
@@ -988,8 +951,7 @@ FIGURES = {name.replace("_", "-"): draw for name, draw in sorted(globals().items
 
 def drawings():
     """(file stem, figure) of every figure, then of each GPU's plots where its sweep has their shapes."""
-    for stem, draw in FIGURES.items():
-        yield stem, draw()
+    yield from ((stem, draw()) for stem, draw in FIGURES.items())
     for gpu in results.gpus().itertuples():
         frame = results.load(results.path(gpu.slug), "bench")
         frame = frame[frame.step.isin(machine.steps_of("float32"))]   # the plots follow the float32 steps
@@ -1000,13 +962,11 @@ def drawings():
 
 
 def draw_all(folder):
-    """Draw every figure and plot into folder as SVG; the names of the files written."""
-    written = []
+    """Draw every figure and plot into folder as SVG, yielding the name of each file written."""
     with matplotlib.rc_context(STYLE):
         for stem, fig in drawings():
             fig.savefig(folder / f"{stem}.svg", metadata=METADATA)
-            written.append(f"{stem}.svg")
-    return written
+            yield f"{stem}.svg"
 
 
 def main(argv=None) -> int:
@@ -1018,9 +978,10 @@ def main(argv=None) -> int:
             print(f"wrote docs/img/{name}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        names = draw_all(Path(tmp))
-        problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it" for name in names
-                    if not (IMG / name).exists() or not filecmp.cmp(Path(tmp) / name, IMG / name, shallow=False)]
+        names = list(draw_all(Path(tmp)))
+        _, differ, missing = filecmp.cmpfiles(tmp, IMG, names, shallow=False)
+    problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it"
+                for name in differ + missing]
     problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
                  for path in sorted(IMG.glob("*.svg")) if path.name not in names]
     for problem in problems:

@@ -1,8 +1,6 @@
-# The figures: every picture in docs/img/ (`make help` lists the targets).
-# tests/index_maps.cu plays the kernels' index functions on the host and prints what the figures of
-# steps 09-13 draw, docs/img/index-maps.csv: a kernel change that moves an index makes it, and so
-# its figures, stale. lab/figures.py draws with matplotlib, from that CSV (and steps 01-08's index
-# lines), and the plots from docs/results/<gpu>.csv for every GPU in docs/results/gpus.csv.
+# The figures: every picture in docs/img/, drawn by lab/figures.py (its docstring says from what).
+# tests/index_maps.cu plays the kernels' index functions on the host into docs/img/index-maps.csv:
+# a kernel change that moves an index makes it, and so the figures of steps 09-13, stale.
 
 INDEX_MAPS     := $(BUILD)/tests/index_maps
 INDEX_MAPS_CSV ?= docs/img/index-maps.csv
