@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import math
 import os
 import platform
 import re
@@ -186,17 +187,21 @@ def host_input(torch, dtype: DType, rows: int, cols: int):
 
 
 class Case:
-    """One shape: x on the GPU, the output y, and numpy's transpose of x (want; None for --once)."""
+    """One matrix (dims: rows, cols), or lab.peers_permute's tensor and perm: x on the GPU, the output y and
+    numpy's permutation of x (want; None for --once). rows x cols is its count, the last dimension as cols."""
 
-    def __init__(self, timer: Timer, rows: int, cols: int, reference: bool = True):
+    def __init__(self, timer: Timer, *dims: int, perm: tuple = (1, 0), reference: bool = True):
         import numpy as np
 
         torch, element = timer.torch, timer.torch_dtype
-        self.rows, self.cols = rows, cols
-        host = host_input(torch, timer.dtype, rows, cols)
+        self.dims, self.perm, self.cols = dims, perm, dims[-1]
+        self.rows = math.prod(dims) // self.cols
+        host = host_input(torch, timer.dtype, self.rows, self.cols).reshape(dims)
         self.x = torch.from_numpy(host).to("cuda").view(element)
-        self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda").view(element) if reference else None
-        self.y = torch.empty((cols, rows), dtype=element, device="cuda")
+        self.y = torch.empty([dims[p] for p in perm], dtype=element, device="cuda")
+        self.want = None
+        if reference:
+            self.want = torch.from_numpy(np.ascontiguousarray(host.transpose(perm))).to("cuda").view(element)
 
 
 class Peer:
@@ -339,13 +344,8 @@ class TorchEager(Peer):
         return lambda: y.copy_(x.t())
 
 
-def copy_transposed(x, y):
-    """What torch.compile compiles: the eager peer's expression."""
-    return y.copy_(x.t())
-
-
 class TorchCompile(Peer):
-    """The same expression through torch.compile, which writes a Triton kernel."""
+    """The eager peer's expression through torch.compile, which writes a Triton kernel."""
 
     key, name = "torch.compile", "torch.compile"
     op = "torch.compile(y.copy_(x.t())), dynamic=False (a Triton kernel)"
@@ -358,10 +358,14 @@ class TorchCompile(Peer):
             raise Unavailable("torch.compile needs Triton on a GPU, and Triton is not installed") from err
         self.version = f"{timer.torch_version} (triton {triton.__version__})"
 
+    def expression(self, case):
+        """What torch.compile compiles (lab.peers_permute's peer permutes instead)."""
+        return lambda x, y: y.copy_(x.t())
+
     def make(self, case):
         torch = self.timer.torch
         torch._dynamo.reset()  # a fresh compile specialised to this shape
-        compiled = torch.compile(copy_transposed, dynamic=False)
+        compiled = torch.compile(self.expression(case), dynamic=False)
         compiled(case.x, case.y)  # compile now, outside every check and timing
         self.timer.stream.synchronize()
         x, y = case.x, case.y

@@ -14,27 +14,12 @@ from __future__ import annotations
 import ctypes
 import os
 
-import numpy as np
 import pandas as pd
 
 from lab import bench, machine, peers, results, schema
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
 PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
-
-
-class TensorCase:
-    """One tensor: x, the output y (the permuted shape, contiguous) and numpy's permutation of x."""
-
-    def __init__(self, timer, dims: tuple, perm: tuple):
-        torch = timer.torch
-        self.dims, self.perm = dims, perm
-        self.cols = dims[-1]
-        self.rows = int(np.prod(dims)) // self.cols
-        host = peers.host_input(torch, timer.dtype, self.rows, self.cols).reshape(dims)
-        self.x = torch.from_numpy(host).to("cuda").view(timer.torch_dtype)
-        self.want = torch.from_numpy(np.ascontiguousarray(host.transpose(perm))).to("cuda").view(timer.torch_dtype)
-        self.y = torch.empty(self.want.shape, dtype=timer.torch_dtype, device="cuda")
 
 
 class Step15(peers.Peer):
@@ -86,14 +71,9 @@ class TorchPermute(peers.Peer):
 class TorchCompilePermute(peers.TorchCompile):
     op = "torch.compile(y.copy_(x.permute(p))), dynamic=False (a Triton kernel)"
 
-    def make(self, case):
-        torch, perm = self.timer.torch, case.perm
-        torch._dynamo.reset()
-        compiled = torch.compile(lambda x, y: y.copy_(x.permute(perm)), dynamic=False)
-        compiled(case.x, case.y)  # compile now, outside every check and timing
-        self.timer.stream.synchronize()
-        x, y = case.x, case.y
-        return lambda: compiled(x, y)
+    def expression(self, case):
+        perm = case.perm
+        return lambda x, y: y.copy_(x.permute(perm))
 
 
 class TritonPermute(peers.Peer):
@@ -139,7 +119,7 @@ PEERS = [peers.CopyBound, Step15, TorchPermute, TorchCompilePermute, TritonPermu
 
 def measure_tensor(timer, entries, dims, perm, reps: int) -> list[dict]:
     """The rows of one tensor (lab.peers.measure_case()), with the tensor's dims and perm."""
-    out = peers.measure_case(timer, entries, TensorCase(timer, dims, perm), reps)
+    out = peers.measure_case(timer, entries, peers.Case(timer, *dims, perm=perm), reps)
     tensor = {"dims": "x".join(map(str, dims)), "perm": ",".join(map(str, perm))}
     return [{**out[i], **tensor} for i in range(len(entries))]
 
