@@ -373,9 +373,10 @@ class TorchCompile(Peer):
 
 
 class TritonTiled(Peer):
-    """The way a transpose is written in Triton, at its best block shape for each matrix."""
+    """The way a transpose is written in Triton (lab/peer_triton.py), at its best tile for each matrix."""
 
     key, name = "triton", "triton"
+    described = "tiled kernel, tl.load, tl.trans, tl.store; the fastest of {count} configurations: {best}"
 
     def __init__(self, timer):
         super().__init__(timer)
@@ -387,13 +388,15 @@ class TritonTiled(Peer):
             raise Unavailable(f"Triton is not installed ({first_line(err)})") from err
         self.kernel, self.version = peer_triton, triton.__version__
 
+    def plan(self, case) -> list[int]:
+        return self.kernel.matrix_plan(case.rows, case.cols)
+
     def make(self, case):
-        x, y, rows, cols = case.x, case.y, case.rows, case.cols
-        self.kernel.launch(x, y, rows, cols)  # tune and compile now, outside every check and timing
+        x, y, plan = case.x, case.y, self.plan(case)
+        self.kernel.launch(x, y, plan)  # tune and compile now, outside every check and timing
         self.timer.stream.synchronize()
-        self.op = (f"tiled kernel, tl.load, tl.trans, tl.store; the fastest of {len(self.kernel.CONFIGS)} "
-                   f"configurations: {self.kernel.best()}")
-        return lambda: self.kernel.launch(x, y, rows, cols)
+        self.op = self.described.format(count=len(self.kernel.TRANSPOSE_CONFIGS), best=self.kernel.best(plan))
+        return lambda: self.kernel.launch(x, y, plan)
 
 
 class CuteTiled(Peer):

@@ -4,7 +4,7 @@
 
 lab.peers' timer, checks, rounds and columns (plus dims and perm), on lab.bench's permute tensors: the copy bound,
 step 15 (build/peers/libpermute.so), PyTorch eager and torch.compile writing `.permute(p)` into y, a Triton kernel
-on step 15's fold (lab/peer_triton_permute.py) and JAX's `jnp.transpose`, each checked bit for bit first.
+on step 15's fold (lab/peer_triton.py) and JAX's `jnp.transpose`, each checked bit for bit first.
 cuTENSOR's cutensorPermute is a peer too, but its wheel cannot be installed where the GPU machines are: SKIP rows.
 Exit codes: 0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch, numpy or GPU.
 """
@@ -76,25 +76,15 @@ class TorchCompilePermute(peers.TorchCompile):
         return lambda x, y: y.copy_(x.permute(perm))
 
 
-class TritonPermute(peers.Peer):
-    key, name = "triton", "triton"
+class TritonPermute(peers.TritonTiled):
+    described = "step 15's fold, then a tiled Triton kernel, the fastest configuration: {best}"
 
     def __init__(self, timer):
         super().__init__(timer)
-        try:
-            import triton
+        self.fold = Step15(timer)
 
-            from lab import peer_triton_permute
-        except Exception as err:
-            raise peers.Unavailable(f"Triton is not installed ({peers.first_line(err)})") from err
-        self.kernel, self.version, self.fold = peer_triton_permute, triton.__version__, Step15(timer)
-
-    def make(self, case):
-        x, y, plan = case.x, case.y, self.fold.plan(case)
-        self.kernel.launch(x, y, plan)  # tune and compile now, outside every check and timing
-        self.timer.stream.synchronize()
-        self.op = f"step 15's fold, then a tiled Triton kernel, the fastest configuration: {self.kernel.best(plan)}"
-        return lambda: self.kernel.launch(x, y, plan)
+    def plan(self, case):
+        return self.fold.plan(case)
 
 
 class JaxPermute(peers.JaxJit):
