@@ -683,9 +683,14 @@ def run_once(timer, entries, shapes) -> int:
     return 0
 
 
-def write_results(frame, timer, entries, skipped: dict, path, layout: str, program: str, reps: int) -> None:
-    """The rows into path (in layout) and, beside them, the env file: the GPU, the versions, each peer's op or
-    why it was skipped, the command and the timing method."""
+def write_results(rows, timer, entries, skipped: dict, args, kind: str, layout: str, program: str,
+                  keys=("rows", "cols")) -> int:
+    """The rows with their ratios (per shape, or per tensor: keys), printed and written in layout to the GPU's file
+    of kind and, beside them, the env file: the GPU, the versions, each peer's op or why it was skipped, the command
+    and the timing method. The exit code: 1 if a check failed."""
+    frame = ratios(pd.DataFrame(rows, columns=schema.LAYOUTS[layout]), keys)
+    print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
+    path = results.path(args.gpu or results.gpu_slug(timer.gpu_name), kind)
     results.write(frame, path, layout)
     torch = timer.torch
     fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
@@ -696,9 +701,10 @@ def write_results(frame, timer, entries, skipped: dict, path, layout: str, progr
     for cls, peer in entries:
         fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {skipped[cls.key]}"
     fields.update({"command": " ".join([f"python3 -m {program}", *sys.argv[1:]]),
-                   "reps": f"{reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
+                   "reps": f"{args.reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
     machine.write_env(path.with_name(f"{path.stem}-env.txt"), fields)
     machine.say(f"peers: wrote {os.path.relpath(path)}")
+    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
 
 
 def parse_args(argv):
@@ -771,11 +777,7 @@ def run(argv=None) -> int:
     if args.once:
         return run_once(timer, entries, args.shapes)
     rows = measure_all(timer, entries, args.shapes, args)
-    frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
-    print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))
-    path = results.path(args.gpu or results.gpu_slug(timer.gpu_name), timer.dtype.kind)
-    write_results(frame, timer, entries, skipped, path, "peers", "lab.peers", args.reps)
-    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+    return write_results(rows, timer, entries, skipped, args, timer.dtype.kind, "peers", "lab.peers")
 
 
 if __name__ == "__main__":

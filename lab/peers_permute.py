@@ -14,9 +14,8 @@ from __future__ import annotations
 import ctypes
 import os
 
-import pandas as pd
 
-from lab import bench, machine, peers, results, schema
+from lab import bench, machine, peers
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
 PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
@@ -126,12 +125,9 @@ def run(argv=None) -> int:
     entries, skipped = peers.start_peers(timer, PEERS)
     tensors = [(tuple(map(int, d.split(","))), tuple(map(int, p.split(",")))) for d, p in bench.PERMUTE_TENSORS]
     rows = [r for dims, perm in tensors for r in measure_tensor(timer, entries, dims, perm, args.reps)]
-    frame = peers.ratios(pd.DataFrame(rows, columns=schema.PEERS_PERMUTE), keys=["dims", "perm"])
-    print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
-    gpu = args.gpu or results.gpu_slug(timer.gpu_name)
-    path = results.path(gpu, "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}"))
-    peers.write_results(frame, timer, entries, skipped, path, "peers-permute", "lab.peers_permute", args.reps)
-    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+    kind = "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}")
+    return peers.write_results(rows, timer, entries, skipped, args, kind, "peers-permute", "lab.peers_permute",
+                               keys=["dims", "perm"])
 
 
 if __name__ == "__main__":
