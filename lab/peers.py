@@ -214,6 +214,7 @@ class Peer:
     method = METHOD_EVENTS
     timed_last = False  # True: timed after every other peer, over every shape
     profilable = True  # whether Nsight Compute can see its kernels from the NVTX range of --once
+    launch_error = None  # a library's function that names what failed in its last launch (NULL: nothing)
 
     def __init__(self, timer: Timer):
         self.timer = timer
@@ -231,6 +232,8 @@ class Peer:
         self.timer.poison(out)
         run()
         self.timer.stream.synchronize()
+        if self.launch_error and (error := self.launch_error()):
+            raise RuntimeError("the launch failed: " + error.decode())
         return self.timer.count_wrong(out, want)
 
     def time(self, case: Case, run, reps: int) -> tuple[list[float], str]:
@@ -280,17 +283,11 @@ class Tutorial(Peer):
             raise Unavailable(f"{self.op} needs compute capability {lib.tutorial_min_cc(size) / 10:.1f}, "
                               f"this GPU is {timer.capability / 10:.1f}")
         lib.tutorial_setup(size)  # the step's one-time setup, never inside a timed run
+        self.launch_error = lib.tutorial_launch_error
 
     def make(self, case):
         args = (self.size, case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols, self.timer.stream.cuda_stream)
         return lambda: self.lib.tutorial_transpose(*args)
-
-    def check(self, case, run):
-        wrong = super().check(case, run)
-        error = self.lib.tutorial_launch_error()
-        if error:
-            raise RuntimeError("the launch failed: " + error.decode())
-        return wrong
 
 
 def import_cupy(timer: Timer):
