@@ -36,7 +36,7 @@ PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STE
 .PHONY: peers peers-lib peers-profile peers-cute
 peers peers-lib peers-profile peers-cute: export BUILD := $(BUILD)
 
-peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 	@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 
