@@ -45,6 +45,7 @@ TUNE_REPS = 5  # timed runs of each configuration of a peer that tunes itself (c
 WARMUP = 3  # untimed runs of each peer before its timed ones in each round
 ROUNDS = 4  # the timed runs of a shape, split into rounds that take the peers in turn
 SEED = 1  # of the random input
+STARTED = time.monotonic()  # the progress lines say how long the run has taken, to show where the time goes
 METHOD_EVENTS = "cuda events on the shared stream"
 METHOD_JAX = (f"host clock on JAX's stream, held by {JAX_HOLD[1]} matmuls while the host enqueues: batches of "
               f"{JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes")
@@ -531,7 +532,7 @@ def row(timer, peer, case_rows: int, cols: int, check: str, times=(), method="")
 def prepare(timer, peer, case):
     """Make one peer's op at one shape and check it: (the op, None) if it passed, else (None, its row)."""
     label = f"{case.rows}x{case.cols} {peer.key}"
-    machine.say(f"peers: {label}")
+    machine.say(f"peers: {label} ({time.monotonic() - STARTED:.0f} s)")
     try:
         run = peer.make(case)
     except Exception as err:  # e.g. a compiler that cannot handle the shape
