@@ -118,18 +118,12 @@ def columns(table: pd.DataFrame, kernel: str, role: str, wanted: list[str]) -> l
     out = []
     for i, (function, launches) in enumerate(table.groupby("Kernel Name", sort=False)):
         first = launches.iloc[0]
-        values = {m: first[m].replace(",", "") for m in wanted if m in first and number(first[m]) is not None}
-        numbers = {m: float(v) for m, v in values.items()}
-        values.update({name: f"{ratio:.2f}".rstrip("0").rstrip(".") for name, ratio in metrics.derive(numbers).items()})
+        numbers = pd.to_numeric(first.reindex(wanted).astype(str).str.replace(",", ""), errors="coerce").dropna()
+        values = {m: first[m].replace(",", "") for m in numbers.index}  # as ncu wrote them, less the commas
+        ratios = metrics.derive(numbers.to_dict())
+        values.update({name: f"{ratio:.2f}".rstrip("0").rstrip(".") for name, ratio in ratios.items()})
         out.append(Column(kernel if i == 0 else f"{kernel}:{function}", role, function, values))
     return out
-
-
-def number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
 
 
 def variants(program: str, wanted: str | None, capability: int) -> list[tuple[str, str]]:
