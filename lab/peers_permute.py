@@ -101,13 +101,6 @@ class CuTensor(peers.Peer):
 PEERS = [peers.CopyBound, Step15, TorchPermute, TorchCompilePermute, TritonPermute, JaxPermute, CuTensor]
 
 
-def measure_tensor(timer, entries, dims, perm, reps: int) -> list[dict]:
-    """The rows of one tensor (lab.peers.measure_case()), with the tensor's dims and perm."""
-    out = peers.measure_case(timer, entries, peers.Case(timer, *dims, perm=perm), reps)
-    tensor = {"dims": "x".join(map(str, dims)), "perm": ",".join(map(str, perm))}
-    return [{**out[i], **tensor} for i in range(len(entries))]
-
-
 def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.peers_permute", description=__doc__)
     parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
@@ -118,8 +111,11 @@ def run(argv=None) -> int:
     Step15.lib_path = os.path.abspath(args.lib)
     timer = peers.open_gpu(peers.DTYPES[args.dtype])
     entries, skipped = peers.start_peers(timer, PEERS)
-    tensors = [(tuple(map(int, d.split(","))), tuple(map(int, p.split(",")))) for d, p in bench.PERMUTE_TENSORS]
-    rows = [r for dims, perm in tensors for r in measure_tensor(timer, entries, dims, perm, args.reps)]
+    rows = []
+    for dims, perm in bench.PERMUTE_TENSORS:  # e.g. "8,4096,32,128", "0,2,1,3"
+        case = peers.Case(timer, *map(int, dims.split(",")), perm=tuple(map(int, perm.split(","))))
+        out = peers.measure_case(timer, entries, case, args.reps)  # by index into entries
+        rows += [{**out[i], "dims": dims.replace(",", "x"), "perm": perm} for i in range(len(entries))]
     kind = "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}")
     return peers.write_results(rows, timer, entries, skipped, args, kind, "peers-permute", "lab.peers_permute",
                                keys=["dims", "perm"])
