@@ -69,11 +69,6 @@ class DType:
     def bytes(self) -> int:
         return machine.DTYPES[self.name]
 
-    @property
-    def kind(self) -> str:
-        """The results file: <gpu>-peers.csv or <gpu>-peers-bf16.csv."""
-        return results.peers_kind(self.name)
-
 
 DTYPES = {
     # float32: every shape of the last step's bar (lab.tables.BARS) that takes no offset.
@@ -749,7 +744,8 @@ def run(argv=None) -> int:
     if args.once:
         return run_once(timer, entries, args.shapes)
     rows = measure_all(timer, entries, args.shapes, args)
-    return write_results(rows, timer, entries, skipped, args, timer.dtype.kind, "peers", "lab.peers")
+    kind = results.peers_kind(timer.dtype.name)  # <gpu>-peers.csv or <gpu>-peers-bf16.csv
+    return write_results(rows, timer, entries, skipped, args, kind, "peers", "lab.peers")
 
 
 if __name__ == "__main__":
