@@ -33,8 +33,8 @@ CUTE_INCLUDE   ?= $(shell $(PYTHON) -c "import importlib.util as u, pathlib; s =
 # peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16.
 PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
 
-.PHONY: peers peers-lib peers-profile peers-cute
-peers peers-lib peers-profile peers-cute: export BUILD := $(BUILD)
+.PHONY: peers peers-lib peers-profile peers-cute peers-permute
+peers peers-lib peers-profile peers-cute peers-permute: export BUILD := $(BUILD)
 
 peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
@@ -67,8 +67,6 @@ $(PERMUTE_LIB): $(PEERS_DIR)/obj/$(call step_src,15).o $(PEERS_DIR)/obj/steps/15
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-.PHONY: peers-permute
-peers-permute: export BUILD := $(BUILD)
 peers-permute: setup $(PERMUTE_LIB) ## step 15 beside PyTorch, torch.compile, Triton and JAX on tensors -> docs/results/<gpu>-peers-permute.csv, -peers-permute-bf16.csv
 	@$(PYTHON) -m lab.peers_permute --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
 	@$(PYTHON) -m lab.peers_permute --dtype bf16 --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
