@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import math
 import os
 import platform
 import re
@@ -44,6 +45,7 @@ TUNE_REPS = 5  # timed runs of each configuration of a peer that tunes itself (c
 WARMUP = 3  # untimed runs of each peer before its timed ones in each round
 ROUNDS = 4  # the timed runs of a shape, split into rounds that take the peers in turn
 SEED = 1  # of the random input
+STARTED = time.monotonic()  # the progress lines say how long the run has taken, to show where the time goes
 METHOD_EVENTS = "cuda events on the shared stream"
 METHOD_JAX = (f"host clock on JAX's stream, held by {JAX_HOLD[1]} matmuls while the host enqueues: batches of "
               f"{JAX_BATCH} (flush; op) less batches of {JAX_BATCH} flushes")
@@ -66,11 +68,6 @@ class DType:
     @property
     def bytes(self) -> int:
         return machine.DTYPES[self.name]
-
-    @property
-    def kind(self) -> str:
-        """The results file: <gpu>-peers.csv or <gpu>-peers-bf16.csv."""
-        return results.peers_kind(self.name)
 
 
 DTYPES = {
@@ -186,17 +183,21 @@ def host_input(torch, dtype: DType, rows: int, cols: int):
 
 
 class Case:
-    """One shape: x on the GPU, the output y, and numpy's transpose of x (want; None for --once)."""
+    """One matrix (dims: rows, cols), or lab.peers_permute's tensor and perm: x on the GPU, the output y and
+    numpy's permutation of x (want; None for --once). rows x cols is its count, the last dimension as cols."""
 
-    def __init__(self, timer: Timer, rows: int, cols: int, reference: bool = True):
+    def __init__(self, timer: Timer, *dims: int, perm: tuple = (1, 0), reference: bool = True):
         import numpy as np
 
         torch, element = timer.torch, timer.torch_dtype
-        self.rows, self.cols = rows, cols
-        host = host_input(torch, timer.dtype, rows, cols)
+        self.dims, self.perm, self.cols = dims, perm, dims[-1]
+        self.rows = math.prod(dims) // self.cols
+        host = host_input(torch, timer.dtype, self.rows, self.cols).reshape(dims)
         self.x = torch.from_numpy(host).to("cuda").view(element)
-        self.want = torch.from_numpy(np.ascontiguousarray(host.T)).to("cuda").view(element) if reference else None
-        self.y = torch.empty((cols, rows), dtype=element, device="cuda")
+        self.y = torch.empty([dims[p] for p in perm], dtype=element, device="cuda")
+        self.want = None
+        if reference:
+            self.want = torch.from_numpy(np.ascontiguousarray(host.transpose(perm))).to("cuda").view(element)
 
 
 class Peer:
@@ -209,6 +210,7 @@ class Peer:
     method = METHOD_EVENTS
     timed_last = False  # True: timed after every other peer, over every shape
     profilable = True  # whether Nsight Compute can see its kernels from the NVTX range of --once
+    launch_error = None  # a library's function that names what failed in its last launch (NULL: nothing)
 
     def __init__(self, timer: Timer):
         self.timer = timer
@@ -226,6 +228,8 @@ class Peer:
         self.timer.poison(out)
         run()
         self.timer.stream.synchronize()
+        if self.launch_error and (error := self.launch_error()):
+            raise RuntimeError("the launch failed: " + error.decode())
         return self.timer.count_wrong(out, want)
 
     def time(self, case: Case, run, reps: int) -> tuple[list[float], str]:
@@ -275,34 +279,15 @@ class Tutorial(Peer):
             raise Unavailable(f"{self.op} needs compute capability {lib.tutorial_min_cc(size) / 10:.1f}, "
                               f"this GPU is {timer.capability / 10:.1f}")
         lib.tutorial_setup(size)  # the step's one-time setup, never inside a timed run
+        self.launch_error = lib.tutorial_launch_error
 
     def make(self, case):
         args = (self.size, case.x.data_ptr(), case.y.data_ptr(), case.rows, case.cols, self.timer.stream.cuda_stream)
         return lambda: self.lib.tutorial_transpose(*args)
 
-    def check(self, case, run):
-        wrong = super().check(case, run)
-        error = self.lib.tutorial_launch_error()
-        if error:
-            raise RuntimeError("the launch failed: " + error.decode())
-        return wrong
-
-
-def import_cupy(timer: Timer):
-    """CuPy (14 or newer), with PyTorch's stream made its current stream."""
-    try:
-        import cupy
-    except ImportError as err:
-        raise Unavailable(f"CuPy is not installed ({first_line(err)})") from err
-    try:
-        cupy.cuda.Stream.from_external(timer.stream).use()  # the CUDA stream protocol
-    except Exception as err:  # e.g. a CuPy built for another CUDA
-        raise Unavailable(f"CuPy cannot use the GPU: {first_line(err)}") from err
-    return cupy
-
 
 class CublasGeam(Peer):
-    """cuBLAS's transpose, the bar of every step program, called through CuPy."""
+    """cuBLAS's transpose, the bar of every step program, called through CuPy on PyTorch's stream."""
 
     key, name, op = "cublas", "cublas", "cublasSgeam C = 1 * A^T + 0 * C (cupy.cublas.geam)"
 
@@ -312,16 +297,20 @@ class CublasGeam(Peer):
             raise Unavailable(f"cuBLAS has no {timer.dtype.name} geam; cuBLASLt's cublasLtMatrixTransform is the "
                               f"`cublas` row of step {machine.answer_step(timer.dtype.name)}'s own program "
                               f"(make run STEP={machine.answer_step(timer.dtype.name)})")
-        self.cp = import_cupy(timer)
+        try:
+            import cupy
+        except ImportError as err:
+            raise Unavailable(f"CuPy (14 or newer) is not installed ({first_line(err)})") from err
         try:
             import cupy.cublas
             from cupy_backends.cuda.libs import cublas
 
-            version = cublas.getVersion(self.cp.cuda.device.get_cublas_handle())  # 10000 major + 100 minor + patch
-            self.version = f"{version // 10000}.{version // 100 % 100}.{version % 100}"
-        except Exception as err:  # CuPy without its cuBLAS module, or no libcublas
+            cupy.cuda.Stream.from_external(timer.stream).use()  # the CUDA stream protocol
+            version = cublas.getVersion(cupy.cuda.device.get_cublas_handle())  # 10000 major + 100 minor + patch
+        except Exception as err:  # e.g. a CuPy built for another CUDA, or without its cuBLAS module
             raise Unavailable(f"cuBLAS through CuPy: {first_line(err)}") from err
-        self.geam = cupy.cublas.geam
+        self.version = f"{version // 10000}.{version // 100 % 100}.{version % 100}"
+        self.cp, self.geam = cupy, cupy.cublas.geam
 
     def make(self, case):
         x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
@@ -339,13 +328,8 @@ class TorchEager(Peer):
         return lambda: y.copy_(x.t())
 
 
-def copy_transposed(x, y):
-    """What torch.compile compiles: the eager peer's expression."""
-    return y.copy_(x.t())
-
-
 class TorchCompile(Peer):
-    """The same expression through torch.compile, which writes a Triton kernel."""
+    """The eager peer's expression through torch.compile, which writes a Triton kernel."""
 
     key, name = "torch.compile", "torch.compile"
     op = "torch.compile(y.copy_(x.t())), dynamic=False (a Triton kernel)"
@@ -358,10 +342,14 @@ class TorchCompile(Peer):
             raise Unavailable("torch.compile needs Triton on a GPU, and Triton is not installed") from err
         self.version = f"{timer.torch_version} (triton {triton.__version__})"
 
+    def expression(self, case):
+        """What torch.compile compiles (lab.peers_permute's peer permutes instead)."""
+        return lambda x, y: y.copy_(x.t())
+
     def make(self, case):
         torch = self.timer.torch
         torch._dynamo.reset()  # a fresh compile specialised to this shape
-        compiled = torch.compile(copy_transposed, dynamic=False)
+        compiled = torch.compile(self.expression(case), dynamic=False)
         compiled(case.x, case.y)  # compile now, outside every check and timing
         self.timer.stream.synchronize()
         x, y = case.x, case.y
@@ -369,9 +357,10 @@ class TorchCompile(Peer):
 
 
 class TritonTiled(Peer):
-    """The way a transpose is written in Triton, at its best block shape for each matrix."""
+    """The way a transpose is written in Triton (lab/peer_triton.py), at its best tile for each matrix."""
 
     key, name = "triton", "triton"
+    described = "tiled kernel, tl.load, tl.trans, tl.store; the fastest of {count} configurations: {best}"
 
     def __init__(self, timer):
         super().__init__(timer)
@@ -383,13 +372,15 @@ class TritonTiled(Peer):
             raise Unavailable(f"Triton is not installed ({first_line(err)})") from err
         self.kernel, self.version = peer_triton, triton.__version__
 
+    def plan(self, case) -> list[int]:
+        return self.kernel.matrix_plan(case.rows, case.cols)
+
     def make(self, case):
-        x, y, rows, cols = case.x, case.y, case.rows, case.cols
-        self.kernel.launch(x, y, rows, cols)  # tune and compile now, outside every check and timing
+        x, y, plan = case.x, case.y, self.plan(case)
+        self.kernel.launch(x, y, plan)  # tune and compile now, outside every check and timing
         self.timer.stream.synchronize()
-        self.op = (f"tiled kernel, tl.load, tl.trans, tl.store; the fastest of {len(self.kernel.CONFIGS)} "
-                   f"configurations: {self.kernel.best()}")
-        return lambda: self.kernel.launch(x, y, rows, cols)
+        self.op = self.described.format(count=len(self.kernel.TRANSPOSE_CONFIGS), best=self.kernel.best(plan))
+        return lambda: self.kernel.launch(x, y, plan)
 
 
 class CuteTiled(Peer):
@@ -518,25 +509,8 @@ class JaxJit(Peer):
         self.x = None
 
 
-class CupyCopyto(Peer):
-    """What a CuPy user writes: copy a transposed view into y."""
-
-    key, name, op = "cupy", "cupy", "cp.copyto(y, x.T)"
-
-    def __init__(self, timer):
-        super().__init__(timer)
-        if timer.dtype.name != "float32":
-            raise Unavailable(f"CuPy has no {timer.dtype.name} dtype")
-        self.cp = import_cupy(timer)
-        self.version = self.cp.__version__
-
-    def make(self, case):
-        x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
-        return lambda: self.cp.copyto(y, x.T)
-
-
 # The copy bound and the tutorial first: their medians are the other rows' denominators.
-PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, CuteTiled, JaxJit, CupyCopyto]
+PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, CuteTiled, JaxJit]
 BY_KEY = {cls.key: cls for cls in PEERS}
 
 
@@ -553,7 +527,7 @@ def row(timer, peer, case_rows: int, cols: int, check: str, times=(), method="")
 def prepare(timer, peer, case):
     """Make one peer's op at one shape and check it: (the op, None) if it passed, else (None, its row)."""
     label = f"{case.rows}x{case.cols} {peer.key}"
-    machine.say(f"peers: {label}")
+    machine.say(f"peers: {label} ({time.monotonic() - STARTED:.0f} s)")
     try:
         run = peer.make(case)
     except Exception as err:  # e.g. a compiler that cannot handle the shape
@@ -676,9 +650,14 @@ def run_once(timer, entries, shapes) -> int:
     return 0
 
 
-def write_results(frame, timer, entries, skipped: dict, path, layout: str, program: str, reps: int) -> None:
-    """The rows into path (in layout) and, beside them, the env file: the GPU, the versions, each peer's op or
-    why it was skipped, the command and the timing method."""
+def write_results(rows, timer, entries, skipped: dict, args, kind: str, layout: str, program: str,
+                  keys=("rows", "cols")) -> int:
+    """The rows with their ratios (per shape, or per tensor: keys), printed and written in layout to the GPU's file
+    of kind and, beside them, the env file: the GPU, the versions, each peer's op or why it was skipped, the command
+    and the timing method. The exit code: 1 if a check failed."""
+    frame = ratios(pd.DataFrame(rows, columns=schema.LAYOUTS[layout]), keys)
+    print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
+    path = results.path(args.gpu or results.gpu_slug(timer.gpu_name), kind)
     results.write(frame, path, layout)
     torch = timer.torch
     fields = {"gpu": f"{timer.gpu_name} (compute capability {timer.capability / 10:.1f}, {timer.sm_count} SMs, "
@@ -689,9 +668,10 @@ def write_results(frame, timer, entries, skipped: dict, path, layout: str, progr
     for cls, peer in entries:
         fields[cls.key] = f"{peer.version}, {peer.op}" if peer else f"skipped: {skipped[cls.key]}"
     fields.update({"command": " ".join([f"python3 -m {program}", *sys.argv[1:]]),
-                   "reps": f"{reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
+                   "reps": f"{args.reps}, warmup: {WARMUP}", "timing method": TIMING_METHOD})
     machine.write_env(path.with_name(f"{path.stem}-env.txt"), fields)
     machine.say(f"peers: wrote {os.path.relpath(path)}")
+    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
 
 
 def parse_args(argv):
@@ -764,11 +744,8 @@ def run(argv=None) -> int:
     if args.once:
         return run_once(timer, entries, args.shapes)
     rows = measure_all(timer, entries, args.shapes, args)
-    frame = ratios(pd.DataFrame(rows, columns=schema.PEERS))
-    print(frame.drop(columns=["gpu", "version", "method"]).to_string(index=False))
-    path = results.path(args.gpu or results.gpu_slug(timer.gpu_name), timer.dtype.kind)
-    write_results(frame, timer, entries, skipped, path, "peers", "lab.peers", args.reps)
-    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+    kind = results.peers_kind(timer.dtype.name)  # <gpu>-peers.csv or <gpu>-peers-bf16.csv
+    return write_results(rows, timer, entries, skipped, args, kind, "peers", "lab.peers")
 
 
 if __name__ == "__main__":

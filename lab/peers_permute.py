@@ -4,7 +4,7 @@
 
 lab.peers' timer, checks, rounds and columns (plus dims and perm), on lab.bench's permute tensors: the copy bound,
 step 15 (build/peers/libpermute.so), PyTorch eager and torch.compile writing `.permute(p)` into y, a Triton kernel
-on step 15's fold (lab/peer_triton_permute.py) and JAX's `jnp.transpose`, each checked bit for bit first.
+on step 15's fold (lab/peer_triton.py) and JAX's `jnp.transpose`, each checked bit for bit first.
 cuTENSOR's cutensorPermute is a peer too, but its wheel cannot be installed where the GPU machines are: SKIP rows.
 Exit codes: 0 every check passed, 1 a wrong result, 2 bad command line, 3 no PyTorch, numpy or GPU.
 """
@@ -14,27 +14,11 @@ from __future__ import annotations
 import ctypes
 import os
 
-import numpy as np
-import pandas as pd
 
-from lab import bench, machine, peers, results, schema
+from lab import bench, machine, peers
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
 PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
-
-
-class TensorCase:
-    """One tensor: x, the output y (the permuted shape, contiguous) and numpy's permutation of x."""
-
-    def __init__(self, timer, dims: tuple, perm: tuple):
-        torch = timer.torch
-        self.dims, self.perm = dims, perm
-        self.cols = dims[-1]
-        self.rows = int(np.prod(dims)) // self.cols
-        host = peers.host_input(torch, timer.dtype, self.rows, self.cols).reshape(dims)
-        self.x = torch.from_numpy(host).to("cuda").view(timer.torch_dtype)
-        self.want = torch.from_numpy(np.ascontiguousarray(host.transpose(perm))).to("cuda").view(timer.torch_dtype)
-        self.y = torch.empty(self.want.shape, dtype=timer.torch_dtype, device="cuda")
 
 
 class Step15(peers.Peer):
@@ -51,6 +35,7 @@ class Step15(peers.Peer):
         self.lib.permute_kernel_name.restype = self.lib.permute_launch_error.restype = ctypes.c_char_p
         self.lib.permute_tensor.restype = ctypes.c_size_t
         self.version, self.op = "step 15", self.lib.permute_kernel_name().decode()
+        self.launch_error = self.lib.permute_launch_error
 
     def arrays(self, case):
         rank = len(case.dims)
@@ -68,12 +53,6 @@ class Step15(peers.Peer):
                 *self.arrays(case), ctypes.c_void_p(self.timer.stream.cuda_stream))
         return lambda: self.lib.permute_tensor(*args)
 
-    def check(self, case, run):
-        wrong = super().check(case, run)
-        if error := self.lib.permute_launch_error():
-            raise RuntimeError("the launch failed: " + error.decode())
-        return wrong
-
 
 class TorchPermute(peers.Peer):
     key, name, op = "torch", "torch", "y.copy_(x.permute(p))"
@@ -86,35 +65,20 @@ class TorchPermute(peers.Peer):
 class TorchCompilePermute(peers.TorchCompile):
     op = "torch.compile(y.copy_(x.permute(p))), dynamic=False (a Triton kernel)"
 
-    def make(self, case):
-        torch, perm = self.timer.torch, case.perm
-        torch._dynamo.reset()
-        compiled = torch.compile(lambda x, y: y.copy_(x.permute(perm)), dynamic=False)
-        compiled(case.x, case.y)  # compile now, outside every check and timing
-        self.timer.stream.synchronize()
-        x, y = case.x, case.y
-        return lambda: compiled(x, y)
+    def expression(self, case):
+        perm = case.perm
+        return lambda x, y: y.copy_(x.permute(perm))
 
 
-class TritonPermute(peers.Peer):
-    key, name = "triton", "triton"
+class TritonPermute(peers.TritonTiled):
+    described = "step 15's fold, then a tiled Triton kernel, the fastest configuration: {best}"
 
     def __init__(self, timer):
         super().__init__(timer)
-        try:
-            import triton
+        self.fold = Step15(timer)
 
-            from lab import peer_triton_permute
-        except Exception as err:
-            raise peers.Unavailable(f"Triton is not installed ({peers.first_line(err)})") from err
-        self.kernel, self.version, self.fold = peer_triton_permute, triton.__version__, Step15(timer)
-
-    def make(self, case):
-        x, y, plan = case.x, case.y, self.fold.plan(case)
-        self.kernel.launch(x, y, plan)  # tune and compile now, outside every check and timing
-        self.timer.stream.synchronize()
-        self.op = f"step 15's fold, then a tiled Triton kernel, the fastest configuration: {self.kernel.best(plan)}"
-        return lambda: self.kernel.launch(x, y, plan)
+    def plan(self, case):
+        return self.fold.plan(case)
 
 
 class JaxPermute(peers.JaxJit):
@@ -137,13 +101,6 @@ class CuTensor(peers.Peer):
 PEERS = [peers.CopyBound, Step15, TorchPermute, TorchCompilePermute, TritonPermute, JaxPermute, CuTensor]
 
 
-def measure_tensor(timer, entries, dims, perm, reps: int) -> list[dict]:
-    """The rows of one tensor (lab.peers.measure_case()), with the tensor's dims and perm."""
-    out = peers.measure_case(timer, entries, TensorCase(timer, dims, perm), reps)
-    tensor = {"dims": "x".join(map(str, dims)), "perm": ",".join(map(str, perm))}
-    return [{**out[i], **tensor} for i in range(len(entries))]
-
-
 def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.peers_permute", description=__doc__)
     parser.add_argument("--gpu", help="name of the result files (default: from the GPU's name, e.g. h200)")
@@ -154,14 +111,14 @@ def run(argv=None) -> int:
     Step15.lib_path = os.path.abspath(args.lib)
     timer = peers.open_gpu(peers.DTYPES[args.dtype])
     entries, skipped = peers.start_peers(timer, PEERS)
-    tensors = [(tuple(map(int, d.split(","))), tuple(map(int, p.split(",")))) for d, p in bench.PERMUTE_TENSORS]
-    rows = [r for dims, perm in tensors for r in measure_tensor(timer, entries, dims, perm, args.reps)]
-    frame = peers.ratios(pd.DataFrame(rows, columns=schema.PEERS_PERMUTE), keys=["dims", "perm"])
-    print(frame.drop(columns=["gpu", "version", "method", "op"]).to_string(index=False))
-    gpu = args.gpu or results.gpu_slug(timer.gpu_name)
-    path = results.path(gpu, "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}"))
-    peers.write_results(frame, timer, entries, skipped, path, "peers-permute", "lab.peers_permute", args.reps)
-    return machine.EXIT_WRONG if (frame["check"] == "FAIL").any() else 0
+    rows = []
+    for dims, perm in bench.PERMUTE_TENSORS:  # e.g. "8,4096,32,128", "0,2,1,3"
+        case = peers.Case(timer, *map(int, dims.split(",")), perm=tuple(map(int, perm.split(","))))
+        out = peers.measure_case(timer, entries, case, args.reps)  # by index into entries
+        rows += [{**out[i], "dims": dims.replace(",", "x"), "perm": perm} for i in range(len(entries))]
+    kind = "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}")
+    return peers.write_results(rows, timer, entries, skipped, args, kind, "peers-permute", "lab.peers_permute",
+                               keys=["dims", "perm"])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Nsight Compute counters of the kernels, as a table and in docs/results/<gpu>-profile.csv.
 
     make profile STEP=06 [ARGS="--shapes 8192x8192 --variant shared_32x8"]
-        python3 -m lab.profile step [--baselines] [--csv FILE] 06 build/step06 [program arguments]
+        python3 -m lab.profile step 06 build/step06 [program arguments]
     make profile-plan [STEPS="11 12"]     the step rows of lab/profile_plan.csv -> <gpu>-profile.csv
         python3 -m lab.profile plan [--steps 11,12] [--gpu h200]
     make peers-profile                    the peers rows of the plan -> <gpu>-peers-profile.csv
@@ -10,9 +10,9 @@
 Each kernel variant of a program (the one --variant names, or every one this
 GPU can run) is profiled in one --check-only run (no timing, no baselines; ncu
 leaves the clocks as the benchmarks find them), at 4096 x 4096 unless the
-program arguments give a shape. --baselines adds the copy kernel and cuBLAS
-from one timed run. A peer is profiled inside the NVTX range `once` of
-`python3 -m lab.peers --once`.
+program arguments give a shape. A plan row's baselines add the copy kernel
+and cuBLAS from one timed run. A peer is profiled inside the NVTX range
+`once` of `python3 -m lab.peers --once`.
 
 The plan, lab/profile_plan.csv, is what a full session profiles, one row per
 group: a step at a shape (variant: one, or empty for all; baselines: yes or
@@ -118,18 +118,12 @@ def columns(table: pd.DataFrame, kernel: str, role: str, wanted: list[str]) -> l
     out = []
     for i, (function, launches) in enumerate(table.groupby("Kernel Name", sort=False)):
         first = launches.iloc[0]
-        values = {m: first[m].replace(",", "") for m in wanted if m in first and number(first[m]) is not None}
-        numbers = {m: float(v) for m, v in values.items()}
-        values.update({name: f"{ratio:.2f}".rstrip("0").rstrip(".") for name, ratio in metrics.derive(numbers).items()})
+        numbers = pd.to_numeric(first.reindex(wanted).astype(str).str.replace(",", ""), errors="coerce").dropna()
+        values = {m: first[m].replace(",", "") for m in numbers.index}  # as ncu wrote them, less the commas
+        ratios = metrics.derive(numbers.to_dict())
+        values.update({name: f"{ratio:.2f}".rstrip("0").rstrip(".") for name, ratio in ratios.items()})
         out.append(Column(kernel if i == 0 else f"{kernel}:{function}", role, function, values))
     return out
-
-
-def number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
 
 
 def variants(program: str, wanted: str | None, capability: int) -> list[tuple[str, str]]:
@@ -198,15 +192,12 @@ def load_profile(path: Path) -> pd.DataFrame:
 
 
 def save(path: Path, gpu: str, step: str, shape: results.Shape, found: list[Column]) -> None:
-    """Add the rows to a profile CSV, replacing an earlier profile of the same kernels at the same shape."""
+    """Add the rows to a profile CSV."""
     new = pd.DataFrame([dict(kernel=c.kernel, role=c.role, metric=m, value=v) for c in found
                         for m, v in c.values.items()])
     new = new.assign(gpu=gpu, step=step, rows=shape.rows, cols=shape.cols, offset=shape.offset)
     if path.is_file():
-        old = load_profile(path)
-        key = ["gpu", "step", "kernel", "rows", "cols", "offset"]
-        replaced = old.set_index(key).index.isin(new.set_index(key).index)
-        new = pd.concat([old[~replaced], new], ignore_index=True)
+        new = pd.concat([load_profile(path), new], ignore_index=True)
     results.write(new, path, "profile")
 
 
@@ -331,7 +322,7 @@ def plan_covers_templates(plan: pd.DataFrame | None = None) -> list[str]:
 
 
 def step_command(args) -> int:
-    """make profile STEP=NN: one program's kernels at one shape, printed (and saved with --csv)."""
+    """make profile STEP=NN: one program's kernels at one shape, printed."""
     options = machine.Parser(prog="the program arguments", add_help=False)
     for flag in ("--shapes", "--rows", "--cols", "--offset", "--variant", "--reps", "--warmup", "--flush"):
         options.add_argument(flag)
@@ -345,15 +336,9 @@ def step_command(args) -> int:
     if not Path(args.binary).is_file():
         raise Stop(f"{args.binary} is missing: build it first (make profile STEP={args.step} does)")
     gpu_name = machine.gpu()[0]
-    ncu = Ncu(list(metrics.RAW))
-    found = profile_program(ncu, args.binary, ["--shapes", str(shape), *rest], known.variant, args.baselines)
+    found = profile_program(Ncu(list(metrics.RAW)), args.binary, ["--shapes", str(shape), *rest], known.variant,
+                            baselines=False)
     show(f"Step {args.step} at {shape.label()} on {gpu_name}", found)
-    if args.csv:
-        path = Path(args.csv)
-        save(path, gpu_name, args.step, shape, found)
-        write_env(path, ncu, {"gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
-                              "rows": f"step {args.step} at {shape.label()} added; the file's other rows kept"})
-        machine.say(f"profile: wrote {args.csv}")
     return 0
 
 
@@ -361,9 +346,7 @@ def run(argv=None) -> int:
     parser = machine.Parser(prog="python3 -m lab.profile", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     step = commands.add_parser("step", help="one program's kernels at one shape (make profile STEP=NN)")
-    step.add_argument("--baselines", action="store_true", help="also the copy kernel and cuBLAS")
-    step.add_argument("--csv", help="also add the rows to this profile CSV")
-    step.add_argument("step", help="the step's number, e.g. 06 (the results' step column)")
+    step.add_argument("step", help="the step's number, e.g. 06 (the title of the table)")
     step.add_argument("binary", help="the program, e.g. build/step06 or build/grade_06")
     step.add_argument("program_args", nargs="...", help="the program's arguments: --shapes, --variant, ...")
     plan = commands.add_parser("plan", help="the step rows of lab/profile_plan.csv -> docs/results/<gpu>-profile.csv")

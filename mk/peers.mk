@@ -1,11 +1,12 @@
 # The tutorial against other libraries (python3 -m lab.peers; --help there says more).
 #
-#   make peers [GPU=h200] [PEERS_ARGS="--shapes 8192x8192 --reps 50"]
+#   make peers [GPU=h200] [PEERS_ARGS="--shapes 8192x8192 --reps 50"] [PEERS_DTYPES=bf16]
 #   make peers-lib            only build build/peers/libtutorial.so (and libcute.so where CuTe's headers are)
 #   make peers-cute [CUTE_INCLUDE=DIR]   only build build/peers/libcute.so, the CuTe peer
 #   make peers-profile [GPU=h200]   Nsight Compute counters of the peers that lab/profile_plan.csv names
 #
-# make peers runs lab.peers on float32, then on bf16. The answers are the steps the built programs name
+# make peers runs lab.peers on float32, then on bf16 (PEERS_DTYPES: one of them, when a run must stay short;
+# make peers-permute too). The answers are the steps the built programs name
 # (python3 -m lab.machine asks their --describe): make peers-lib asks, then makes the library in a second
 # make told PEERS_ANSWERS="14 14": the answers' files without main(), lab/peer_lib.cu and the harness.
 #
@@ -22,6 +23,7 @@
 PEERS_STEP     := $(word 1,$(PEERS_ANSWERS))
 PEERS_STEP_16  := $(word 2,$(PEERS_ANSWERS))
 PEERS_DIR      := $(BUILD)/peers
+PEERS_DTYPES   ?= float32 bf16
 PEERS_LIB      := $(PEERS_DIR)/libtutorial.so
 # One step may be both answers (step 14 takes both types): its file is compiled once.
 PEERS_SRCS     := $(foreach n,$(sort $(PEERS_STEP) $(PEERS_STEP_16)),$(call step_src,$(n))) lab/peer_lib.cu
@@ -33,12 +35,12 @@ CUTE_INCLUDE   ?= $(shell $(PYTHON) -c "import importlib.util as u, pathlib; s =
 # peer_lib.cu learns which steps to wrap from PEER_STEP and PEER_STEP_16.
 PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STEP_16),-DPEER_STEP_16=$(PEERS_STEP_16))
 
-.PHONY: peers peers-lib peers-profile peers-cute
-peers peers-lib peers-profile peers-cute: export BUILD := $(BUILD)
+.PHONY: peers peers-lib peers-profile peers-cute peers-permute
+peers peers-lib peers-profile peers-cute peers-permute: export BUILD := $(BUILD)
 
-peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
-	@$(PYTHON) -m lab.peers --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
-	@$(PYTHON) -m lab.peers --dtype bf16 --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+	@for dtype in $(PEERS_DTYPES); do \
+	    $(PYTHON) -m lab.peers --dtype $$dtype --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS) || exit; done
 
 peers-lib: setup $(STEP_BINS) ## build build/peers/libtutorial.so: the answers' default kernels for lab/peers.py
 	@answers=$$($(PYTHON) -m lab.machine) && \
@@ -67,11 +69,9 @@ $(PERMUTE_LIB): $(PEERS_DIR)/obj/$(call step_src,15).o $(PEERS_DIR)/obj/steps/15
 	$(call say,LINK,$@)
 	$(Q)$(NVCC) -shared $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-.PHONY: peers-permute
-peers-permute: export BUILD := $(BUILD)
 peers-permute: setup $(PERMUTE_LIB) ## step 15 beside PyTorch, torch.compile, Triton and JAX on tensors -> docs/results/<gpu>-peers-permute.csv, -peers-permute-bf16.csv
-	@$(PYTHON) -m lab.peers_permute --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
-	@$(PYTHON) -m lab.peers_permute --dtype bf16 --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS)
+	@for dtype in $(PEERS_DTYPES); do \
+	    $(PYTHON) -m lab.peers_permute --dtype $$dtype --lib $(PERMUTE_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS) || exit; done
 
 # The headers' own warnings are not ours (-isystem); this file's are errors, as every file's are.
 $(CUTE_LIB): lab/peer_cute.cu $(BUILD)/flags.txt

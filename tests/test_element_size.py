@@ -112,14 +112,8 @@ def test_the_peers_run_on_the_element_types_of_the_steps():
 def test_the_bf16_peers_have_their_own_file():
     """(Their shapes: test_docs.py's test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset.)"""
     args = peers.parse_args(["--dtype", "bf16"])
-    assert results.path("h200", args.dtype.kind).name == "h200-peers-bf16.csv"
-    assert results.path("h200", peers.parse_args([]).dtype.kind).name == "h200-peers.csv"
-
-
-def test_cupy_has_no_bf16():
-    timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
-    with pytest.raises(peers.Unavailable, match="CuPy has no bf16"):
-        peers.CupyCopyto(timer)
+    assert results.path("h200", results.peers_kind(args.dtype.name)).name == "h200-peers-bf16.csv"
+    assert results.path("h200", results.peers_kind(peers.parse_args([]).dtype.name)).name == "h200-peers.csv"
 
 
 def test_the_cublas_skip_names_the_bf16_steps_own_baseline():
