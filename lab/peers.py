@@ -286,8 +286,21 @@ class Tutorial(Peer):
         return lambda: self.lib.tutorial_transpose(*args)
 
 
+def import_cupy(timer: Timer):
+    """CuPy (14 or newer), with PyTorch's stream made its current stream."""
+    try:
+        import cupy
+    except ImportError as err:
+        raise Unavailable(f"CuPy is not installed ({first_line(err)})") from err
+    try:
+        cupy.cuda.Stream.from_external(timer.stream).use()  # the CUDA stream protocol
+    except Exception as err:  # e.g. a CuPy built for another CUDA
+        raise Unavailable(f"CuPy cannot use the GPU: {first_line(err)}") from err
+    return cupy
+
+
 class CublasGeam(Peer):
-    """cuBLAS's transpose, the bar of every step program, called through CuPy on PyTorch's stream."""
+    """cuBLAS's transpose, the bar of every step program, called through CuPy."""
 
     key, name, op = "cublas", "cublas", "cublasSgeam C = 1 * A^T + 0 * C (cupy.cublas.geam)"
 
@@ -297,20 +310,16 @@ class CublasGeam(Peer):
             raise Unavailable(f"cuBLAS has no {timer.dtype.name} geam; cuBLASLt's cublasLtMatrixTransform is the "
                               f"`cublas` row of step {machine.answer_step(timer.dtype.name)}'s own program "
                               f"(make run STEP={machine.answer_step(timer.dtype.name)})")
-        try:
-            import cupy
-        except ImportError as err:
-            raise Unavailable(f"CuPy (14 or newer) is not installed ({first_line(err)})") from err
+        self.cp = import_cupy(timer)
         try:
             import cupy.cublas
             from cupy_backends.cuda.libs import cublas
 
-            cupy.cuda.Stream.from_external(timer.stream).use()  # the CUDA stream protocol
-            version = cublas.getVersion(cupy.cuda.device.get_cublas_handle())  # 10000 major + 100 minor + patch
-        except Exception as err:  # e.g. a CuPy built for another CUDA, or without its cuBLAS module
+            version = cublas.getVersion(self.cp.cuda.device.get_cublas_handle())  # 10000 major + 100 minor + patch
+            self.version = f"{version // 10000}.{version // 100 % 100}.{version % 100}"
+        except Exception as err:  # CuPy without its cuBLAS module, or no libcublas
             raise Unavailable(f"cuBLAS through CuPy: {first_line(err)}") from err
-        self.version = f"{version // 10000}.{version // 100 % 100}.{version % 100}"
-        self.cp, self.geam = cupy, cupy.cublas.geam
+        self.geam = cupy.cublas.geam
 
     def make(self, case):
         x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
@@ -509,8 +518,25 @@ class JaxJit(Peer):
         self.x = None
 
 
+class CupyCopyto(Peer):
+    """What a CuPy user writes: copy a transposed view into y."""
+
+    key, name, op = "cupy", "cupy", "cp.copyto(y, x.T)"
+
+    def __init__(self, timer):
+        super().__init__(timer)
+        if timer.dtype.name != "float32":
+            raise Unavailable(f"CuPy has no {timer.dtype.name} dtype")
+        self.cp = import_cupy(timer)
+        self.version = self.cp.__version__
+
+    def make(self, case):
+        x, y = self.cp.from_dlpack(case.x), self.cp.from_dlpack(case.y)
+        return lambda: self.cp.copyto(y, x.T)
+
+
 # The copy bound and the tutorial first: their medians are the other rows' denominators.
-PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, CuteTiled, JaxJit]
+PEERS = [CopyBound, Tutorial, CublasGeam, TorchEager, TorchCompile, TritonTiled, CuteTiled, JaxJit, CupyCopyto]
 BY_KEY = {cls.key: cls for cls in PEERS}
 
 

@@ -38,7 +38,7 @@ PEERS_DEFINES  := $(if $(PEERS_STEP),-DPEER_STEP=$(PEERS_STEP)) $(if $(PEERS_STE
 .PHONY: peers peers-lib peers-profile peers-cute peers-permute
 peers peers-lib peers-profile peers-cute peers-permute: export BUILD := $(BUILD)
 
-peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
+peers: peers-lib ## time the float32 and the bf16 answer beside cuBLAS, PyTorch, Triton, CuTe, JAX, CuPy -> docs/results/<gpu>-peers.csv, <gpu>-peers-bf16.csv
 	@for dtype in $(PEERS_DTYPES); do \
 	    $(PYTHON) -m lab.peers --dtype $$dtype --lib $(PEERS_LIB) $(if $(GPU),--gpu '$(GPU)') $(PEERS_ARGS) || exit; done
 

@@ -349,7 +349,7 @@ def test_a_plan_naming_a_peer_ncu_cannot_see_is_caught():
     plan = profile.read_plan()
     plan.loc[len(plan)] = {"step": "", "shape": "1280x12800", "variant": "", "baselines": "", "peers": "jax"}
     assert [p.split(": ", 1)[1] for p in profile.check_plan(plan)] == [
-        "peer 'jax' cannot be profiled; those that can: tutorial, cublas, torch, torch.compile, triton, cute"]
+        "peer 'jax' cannot be profiled; those that can: tutorial, cublas, torch, torch.compile, triton, cute, cupy"]
 
 
 def test_lab_peers_once_refuses_the_copy_bound():

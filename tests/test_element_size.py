@@ -116,6 +116,12 @@ def test_the_bf16_peers_have_their_own_file():
     assert results.path("h200", results.peers_kind(peers.parse_args([]).dtype.name)).name == "h200-peers.csv"
 
 
+def test_cupy_has_no_bf16():
+    timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
+    with pytest.raises(peers.Unavailable, match="CuPy has no bf16"):
+        peers.CupyCopyto(timer)
+
+
 def test_the_cublas_skip_names_the_bf16_steps_own_baseline():
     timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
     with pytest.raises(peers.Unavailable, match=r"cublasLtMatrixTransform .* step 14"):
