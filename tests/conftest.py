@@ -79,6 +79,16 @@ STEP_BINS = [BUILD / f"step{n}" for n in STEPS]
 FIRST_BIN = STEP_BINS[0]
 
 
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def repo_files(*patterns: str) -> list[Path]:
+    """The repository's files (tracked, or new and not ignored) matching the glob patterns, each once, in order."""
+    listed = run(["git", "ls-files", "-co", "--exclude-standard", "--", *(f":(glob){p}" for p in patterns)])
+    return sorted({ROOT / f for f in listed.stdout.split() if (ROOT / f).is_file()})
+
+
 def first_lines(text: str, limit: int = 300) -> str:
     return " ".join(text[:limit].split())
 

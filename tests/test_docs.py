@@ -15,24 +15,13 @@ import jinja2
 import pandas as pd
 import pytest
 
-from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, make_locked, run
+from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, make_locked, rel, repo_files, run
 from lab import docs, figures, machine, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
 TEMPLATES = docs.templates()
 FRONT_GPU = docs.front_page_gpu()
-
-
-def rel(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
-
-
-def files(*patterns: str) -> list[Path]:
-    """The repository's files matching the glob patterns, build/ left out, each once, in order."""
-    found = {p for pattern in patterns for p in ROOT.glob(pattern)
-             if p.is_file() and "build" not in p.relative_to(ROOT).parts}
-    return sorted(found)
 
 
 # ------------------------------------------------------------------ rendered pages
@@ -97,7 +86,7 @@ def quoted_kernels_without_a_row(template_text: str, page: str, step: str) -> li
     return missing
 
 
-@pytest.mark.parametrize("template", files("docs/steps/*.md.j2"), ids=rel)
+@pytest.mark.parametrize("template", repo_files("docs/steps/*.md.j2"), ids=rel)
 def test_a_step_page_shows_a_row_of_each_kernel_of_its_step_that_its_prose_quotes(template):
     page = docs.output_of(template).read_text()
     assert quoted_kernels_without_a_row(template.read_text(), page, template.name[:2]) == []
@@ -526,19 +515,19 @@ def doxygen_markup(text: str) -> list[str]:
 
 
 # The Markdown of the repository: the pages rendered from templates and the hand-written ones, then the templates.
-GITHUB_MARKDOWN = files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
-MARKDOWN_SOURCES = GITHUB_MARKDOWN + files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
-WRITE_UPS = files("docs/steps/*.md")
+GITHUB_MARKDOWN = repo_files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
+MARKDOWN_SOURCES = GITHUB_MARKDOWN + repo_files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
+WRITE_UPS = repo_files("docs/steps/*.md")
 APPENDIX = "move the rest to the step's appendix"
 # {limit: (the files it holds for, what it measures in a file's text, whether that is within it, what to do)}
 LIMITS = {
     "prose_words": (WRITE_UPS, prose_words, lambda words: words <= 1200, APPENDIX),
     "table_rows": (WRITE_UPS, table_rows, lambda rows: rows <= 40, APPENDIX),
-    "appendix_words": (files("docs/appendix/*.md", "docs/last-points.md"), prose_words, lambda words: words <= 1500,
-                       "keep what a student needs; the history stays in git"),
+    "appendix_words": (repo_files("docs/appendix/*.md", "docs/last-points.md"), prose_words,
+                       lambda words: words <= 1500, "keep what a student needs; the history stays in git"),
     "svg_figure": (WRITE_UPS, SVG_IMAGE.search, bool, "no SVG figure (![caption](../img/NAME.svg))"),
-    "header_words": (files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
-    "readme_words": (files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
+    "header_words": (repo_files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
+    "readme_words": (repo_files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
                      "words in all: prose, tables and code (not the '|' and '---' of a table)"),
     "prose_values": (TEMPLATES, prose_values, lambda lines: len(lines) <= 10, "generated values in prose: a table"),
     "long_lines": (MARKDOWN_SOURCES, lambda text: [n for n, line in enumerate(text.splitlines(), 1)
