@@ -40,10 +40,6 @@ def test_a_header_of_the_harness_is_refused(tmp_path):
     assert amalgamate.amalgamate(tmp_path, ("steps/99_x/a.cuh",)).count("// ---- from ") == 3
 
 
-def cuda_home() -> Path:
-    return Path(machine.find_tool("nvcc", "NVCC")).resolve().parent.parent
-
-
 @pytest.fixture(scope="module")
 def copied(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     """steps/14_dispatch/ copied alone into a folder of its own, and its example's build there: for this GPU, or
@@ -67,7 +63,7 @@ def test_the_copied_folder_builds_the_example_without_the_repository(copied):
 @pytest.mark.build
 def test_the_library_refuses_bad_arguments_before_any_cuda_call(copied, tmp_path):
     folder, _ = copied
-    program, home = tmp_path / "api_arguments", cuda_home()
+    program, home = tmp_path / "api_arguments", Path(machine.find_tool("nvcc", "NVCC")).resolve().parent.parent
     linked = run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{folder / 'transpose'}", f"-I{home}/include",
                   ROOT / "tests" / "api_arguments.c", folder / "example" / "transpose.o", f"-L{home}/lib64",
                   f"-Wl,-rpath,{home}/lib64", "-lcudart", "-lstdc++", "-o", program])
