@@ -12,7 +12,6 @@ import fcntl
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,15 +24,10 @@ from lab import machine, shapes  # noqa: E402  (after the path is set)
 CPUS = os.cpu_count() or 2
 
 
-def gpu_or_reason() -> tuple[str, str]:
-    """(the GPU's name, '') where CUDA sees one, else ('', why not)."""
-    try:
-        return machine.gpu()[0], ""
-    except machine.Stop as stop:
-        return "", str(stop)
-
-
-GPU_NAME, NO_GPU = gpu_or_reason()
+try:  # the GPU's name, or why there is none
+    GPU_NAME, NO_GPU = machine.gpu()[0], ""
+except machine.Stop as stop:
+    GPU_NAME, NO_GPU = "", str(stop)
 if NO_GPU:
     # Without a GPU the Makefile would build for five architectures; the tests need one, and
     # every make they run inherits it, so nothing is built twice.
@@ -79,6 +73,16 @@ STEP_BINS = [BUILD / f"step{n}" for n in STEPS]
 FIRST_BIN = STEP_BINS[0]
 
 
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def repo_files(*patterns: str) -> list[Path]:
+    """The repository's files (tracked, or new and not ignored) matching the glob patterns, each once, in order."""
+    listed = run(["git", "ls-files", "-co", "--exclude-standard", "--", *(f":(glob){p}" for p in patterns)])
+    return sorted({ROOT / f for f in listed.stdout.split() if (ROOT / f).is_file()})
+
+
 def first_lines(text: str, limit: int = 300) -> str:
     return " ".join(text[:limit].split())
 
@@ -109,26 +113,18 @@ def host_memory(exclusive: bool = False):
     """Ration host memory between tests that run side by side (pytest-xdist).
 
     A check of more than 2^31 elements needs ~26 GB of host memory: one such check runs at once per 40 GiB
-    (at least 1, at most 4). A test that sizes its shape from the memory available now (exclusive) runs
-    with none of them, so that what it measured cannot change under it.
+    (at least 1, at most 4 slots; a worker waits for the slot its process id names). A test that sizes its
+    shape from the memory available now (exclusive) runs with none of them, so that what it measured cannot
+    change under it.
     """
     slots = max(1, min(4, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (40 << 30)))
     LOGS.mkdir(parents=True, exist_ok=True)
     with open(LOGS / "host-memory.lock", "w") as gate:
         fcntl.flock(gate, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        if exclusive:
+        with open(LOGS / f"host-memory-{os.getpid() % slots}.lock", "w") as slot:
+            if not exclusive:
+                fcntl.flock(slot, fcntl.LOCK_EX)
             yield
-            return
-        while True:
-            for slot in range(slots):
-                with open(LOGS / f"host-memory-{slot}.lock", "w") as held:
-                    try:
-                        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        continue
-                    yield
-                    return
-            time.sleep(0.5)
 
 
 # ------------------------------------------------------------------ pytest hooks

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, CPUS, ROOT, assert_exit, clean_env, first_lines, tagged
+from conftest import BUILD, CPUS, ROOT, assert_exit, clean_env, first_lines, rel, repo_files, tagged
 
 pytestmark = pytest.mark.addstep
 
@@ -33,14 +33,10 @@ def in_copy(root: Path, *command, **env: str) -> subprocess.CompletedProcess:
 def copy_with_a_new_step(folder: Path, name: str, file: str = "") -> tuple[Path, str, str]:
     """The repository committed in folder/repo (git status then shows what changed), the main build's objects
     in its build/, and steps/NN_name/ holding file, or else the first step's files: (copy, NN, first step)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            text=True, check=False)
-    assert listed.returncode == 0, f"this test copies the repository with git: {first_lines(listed.stderr)}"
     root = folder / "repo"
-    for path in listed.stdout.split("\0"):
-        if (ROOT / path).is_file():  # not a tracked file deleted in the working tree
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / path, root / path, follow_symlinks=False)
+    for path in repo_files("**"):
+        (root / rel(path)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, root / rel(path), follow_symlinks=False)
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the repository as it was"]):
         result = in_copy(root, *GIT, *command)
         assert result.returncode == 0, f"git {command[0]} in the copy: {first_lines(result.stderr)}"
@@ -56,14 +52,6 @@ def copy_with_a_new_step(folder: Path, name: str, file: str = "") -> tuple[Path,
     else:
         shutil.copytree(steps[0], new)
     return root, new.name[:2], steps[0].name[:2]
-
-
-def lists_variants(root: Path, program: str) -> None:
-    """A program of the copy lists at least one variant, exit 0, with the GPU hidden."""
-    assert (root / program).is_file(), f"{program} was not built, so it cannot list its variants"
-    result = in_copy(root, program, "--list-variants", CUDA_VISIBLE_DEVICES="")
-    assert_exit(result, 0)
-    assert result.stdout.strip(), f"{program} --list-variants listed nothing: {first_lines(result.stderr)}"
 
 
 def suite_tests_the_new_step(root: Path, first: str, number: str) -> None:
@@ -102,26 +90,26 @@ def test_a_copied_step_folder_is_a_new_step(tmp_path, subtests):
 
 
 @pytest.fixture(scope="module", params=[EXAMPLE, EXAMPLE_16])
-def minimal(request, tmp_path_factory) -> tuple[Path, str, subprocess.CompletedProcess]:
-    """A copy of its own with a minimal example (float32, 2-byte) in steps/MM_minimal/, and make stepMM's result."""
+def minimal(request, tmp_path_factory) -> tuple[Path, str]:
+    """A copy of its own with a minimal example (float32, 2-byte) in steps/MM_minimal/, built: (the copy, MM)."""
     root, number, _ = copy_with_a_new_step(tmp_path_factory.mktemp("minimal_step"), "minimal", request.param)
-    return root, number, in_copy(root, *MAKE, f"step{number}")
+    built = in_copy(root, *MAKE, f"step{number}")
+    assert built.returncode == 0, f"make step{number}: {first_lines(built.stdout + built.stderr)} ({root})"
+    return root, number
 
 
-def test_the_minimal_example_builds_and_lists_its_variants(minimal, subtests):
-    """docs/examples/minimal_step.cu is a whole step as it stands: it builds and lists its kernels."""
-    root, number, built = minimal
-    with subtests.test(msg=f"{EXAMPLE} builds as step {number} (steps/{number}_minimal/)"):
-        assert built.returncode == 0, f"make step{number}: {first_lines(built.stdout + built.stderr)} ({root})"
-    with subtests.test(msg=f"{EXAMPLE} lists its variants without a GPU"):
-        lists_variants(root, f"build/step{number}")
+def test_the_minimal_example_builds_and_lists_its_variants(minimal):
+    """docs/examples/minimal_step*.cu is a whole step as it stands: it builds and lists its kernels without a GPU."""
+    root, number = minimal
+    listed = in_copy(root, f"build/step{number}", "--list-variants", CUDA_VISIBLE_DEVICES="")
+    assert_exit(listed, 0)
+    assert listed.stdout.strip(), f"build/step{number} --list-variants listed nothing ({root})"
 
 
 @pytest.mark.gpu
 def test_the_minimal_example_is_bit_exact_on_the_grade_shapes(minimal):
     """Every kernel of the minimal example gives the exact transpose on the grade shapes."""
-    root, number, built = minimal
-    assert built.returncode == 0, f"make step{number}: {first_lines(built.stdout + built.stderr)}"
+    root, number = minimal
     checked = in_copy(root, f"build/step{number}", "--check-only", "--shapes", tagged("grade"))
     lines = checked.stdout.splitlines()
     bad = [line for line in lines if line.startswith(("FAIL ", "SKIP "))]

@@ -43,13 +43,9 @@ def test_bad_command_lines_are_refused(program, subtests):
 @pytest.mark.nogpu
 @pytest.mark.parametrize("program", STEP_BINS, ids=str)
 def test_without_a_gpu(program):
+    """A run needs the GPU (exit 3); --describe (what the lab reads of a step) does not, and is JSON that says what
+    --list-variants and the folder say."""
     assert_exit(run([program, "--shapes", "64x64"], **NO_GPU), 3)
-
-
-@pytest.mark.nogpu
-@pytest.mark.parametrize("program", STEP_BINS, ids=str)
-def test_describe_and_list_variants_without_a_gpu(program):
-    """--describe (what the lab reads of a step) is JSON that says what --list-variants and the folder say."""
     described, listed = run([program, "--describe"], **NO_GPU), run([program, "--list-variants"], **NO_GPU)
     assert_exit(described, 0)
     assert_exit(listed, 0)
@@ -58,9 +54,8 @@ def test_describe_and_list_variants_without_a_gpu(program):
     assert len(lines) == len(step["variants"]) <= 5   # a lesson has at most five kernels, its control included
     for v, line in zip(step["variants"], lines, strict=True):   # the line may add the element types it takes
         assert line.startswith(f"{v['name']}\t{v['min_cc']}\t{v['role']}\t{v['summary']}"), line
-        assert ("--dtype" in line) == (v["element_types"] != [step["element_type"].replace("16-bit", "bf16")])
-    for line in listed.stdout.splitlines() or ["no variant listed"]:
         assert re.fullmatch(r"[A-Za-z0-9_]+\t[0-9]+\t(kernel|bound)\t\S.*", line), f"--list-variants: {line!r}"
+        assert ("--dtype" in line) == (v["element_types"] != [step["element_type"].replace("16-bit", "bf16")])
     assert step["default_variant"] == step["variants"][0]["name"] and step["title"]
     assert program.name == f"step{step['step']}" and list(ROOT.glob(f"steps/{step['step']}_{step['name']}/*.cu"))
     assert (step["element_type"], step["element_bytes"]) in (("float32", 4), ("16-bit", 2))

@@ -19,12 +19,8 @@ CAPSTONE = ROOT / "steps" / "14_dispatch"
 
 
 @pytest.mark.build
-def test_the_committed_amalgamation_is_what_the_headers_make():
-    assert (ROOT / amalgamate.OUTPUT).read_text() == amalgamate.amalgamate(), "stale: run `make amalgamate`"
-
-
-@pytest.mark.build
-def test_a_stale_amalgamation_is_caught_and_rewritten(tmp_path, monkeypatch):
+def test_the_committed_amalgamation_is_fresh_and_a_stale_one_is_caught_and_rewritten(tmp_path, monkeypatch):
+    assert amalgamate.main(["--check"]) == 0, "stale: run `make amalgamate`"
     planted = tmp_path / "transpose_kernels.cuh"
     planted.write_text(amalgamate.amalgamate().replace("#define TILE 64", "#define TILE 32"))
     monkeypatch.setattr(amalgamate, "OUTPUT", str(planted))   # absolute: ROOT / OUTPUT is the planted file
@@ -44,10 +40,6 @@ def test_a_header_of_the_harness_is_refused(tmp_path):
     assert amalgamate.amalgamate(tmp_path, ("steps/99_x/a.cuh",)).count("// ---- from ") == 3
 
 
-def cuda_home() -> Path:
-    return Path(machine.find_tool("nvcc", "NVCC")).resolve().parent.parent
-
-
 @pytest.fixture(scope="module")
 def copied(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     """steps/14_dispatch/ copied alone into a folder of its own, and its example's build there: for this GPU, or
@@ -56,22 +48,22 @@ def copied(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     shutil.copytree(CAPSTONE, folder, ignore=shutil.ignore_patterns("example", "*.o"))
     shutil.copytree(CAPSTONE / "example", folder / "example", ignore=shutil.ignore_patterns("example", "*.o"))
     arch = "sm_90" if NO_GPU else f"sm_{machine.gpu()[1]}"
-    return folder, run(["make", "-C", folder / "example", f"ARCH={arch}"])
+    built = run(["make", "-C", folder / "example", f"ARCH={arch}"])
+    assert built.returncode == 0, first_lines(built.stdout + built.stderr, 1000)
+    return folder, built
 
 
 @pytest.mark.build
 def test_the_copied_folder_builds_the_example_without_the_repository(copied):
     folder, built = copied
-    assert built.returncode == 0, first_lines(built.stdout + built.stderr, 1000)
     assert "warning" not in (built.stdout + built.stderr).lower(), first_lines(built.stderr, 1000)
     assert (folder / "example" / "example").is_file()
 
 
 @pytest.mark.build
 def test_the_library_refuses_bad_arguments_before_any_cuda_call(copied, tmp_path):
-    folder, built = copied
-    assert built.returncode == 0, first_lines(built.stderr, 1000)
-    program, home = tmp_path / "api_arguments", cuda_home()
+    folder, _ = copied
+    program, home = tmp_path / "api_arguments", Path(machine.find_tool("nvcc", "NVCC")).resolve().parent.parent
     linked = run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{folder / 'transpose'}", f"-I{home}/include",
                   ROOT / "tests" / "api_arguments.c", folder / "example" / "transpose.o", f"-L{home}/lib64",
                   f"-Wl,-rpath,{home}/lib64", "-lcudart", "-lstdc++", "-o", program])
@@ -83,15 +75,13 @@ def test_the_library_refuses_bad_arguments_before_any_cuda_call(copied, tmp_path
 
 @pytest.mark.nogpu
 def test_the_example_without_a_gpu_says_so_in_one_line(copied):
-    folder, built = copied
-    assert built.returncode == 0, first_lines(built.stderr, 1000)
+    folder, _ = copied
     assert_exit(run([folder / "example" / "example"], CUDA_VISIBLE_DEVICES=""), 3)
 
 
 @pytest.mark.gpu
 def test_the_example_is_bit_exact(copied):
-    folder, built = copied
-    assert built.returncode == 0, first_lines(built.stderr, 1000)
+    folder, _ = copied
     result = run([folder / "example" / "example"], timeout=300)
     lines = result.stdout.splitlines()
     assert result.returncode == 0 and lines and all(line.startswith("PASS ") for line in lines), \

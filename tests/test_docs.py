@@ -15,24 +15,13 @@ import jinja2
 import pandas as pd
 import pytest
 
-from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, make_locked, run
+from conftest import BUILD, ROOT, assert_exit, first_lines, make_command, make_locked, rel, repo_files, run
 from lab import docs, figures, machine, metrics, profile, results, sass, schema, tables
 
 pytestmark = pytest.mark.docs
 
 TEMPLATES = docs.templates()
 FRONT_GPU = docs.front_page_gpu()
-
-
-def rel(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
-
-
-def files(*patterns: str) -> list[Path]:
-    """The repository's files matching the glob patterns, build/ left out, each once, in order."""
-    found = {p for pattern in patterns for p in ROOT.glob(pattern)
-             if p.is_file() and "build" not in p.relative_to(ROOT).parts}
-    return sorted(found)
 
 
 # ------------------------------------------------------------------ rendered pages
@@ -58,18 +47,17 @@ def test_a_stale_value_wrapped_across_two_lines_is_caught(tmp_path):
     assert number, f"no % of copy in the rendered page: {first_lines(page.read_text())}"
     typed = f"reaches {float(number[1]) + 0.1:.1f}\n% of the copy bound at"
     page.write_text(page.read_text().replace(number[0], typed))
-    assert docs.stale(template) == "line 4"  # the page's line 4: its first line says where it comes from
     result = run([sys.executable, "-m", "lab.docs", "--check", template])
-    assert_exit(result, 1)
+    assert_exit(result, 1)   # the page's line 4: its first line says where it comes from
     assert "planted.md is out of date at line 4" in result.stderr
 
 
 def test_a_value_the_results_lack_is_refused_with_its_line(tmp_path):
     template = tmp_path / "planted.md.j2"
     template.write_text(PLANTED_PAGE.replace('step="01",', 'step="01", kernel="no_such_kernel",'))
-    with pytest.raises(docs.RenderError, match=r"^planted\.md\.j2:3: "):
-        docs.stale(template)
-    assert_exit(run([sys.executable, "-m", "lab.docs", "--check", template]), 2)
+    result = run([sys.executable, "-m", "lab.docs", "--check", template])
+    assert_exit(result, 2)
+    assert result.stderr.startswith("lab.docs: planted.md.j2:3: "), result.stderr
 
 
 # ------------------------------------------------------------------ claims of the step pages
@@ -97,7 +85,7 @@ def quoted_kernels_without_a_row(template_text: str, page: str, step: str) -> li
     return missing
 
 
-@pytest.mark.parametrize("template", files("docs/steps/*.md.j2"), ids=rel)
+@pytest.mark.parametrize("template", repo_files("docs/steps/*.md.j2"), ids=rel)
 def test_a_step_page_shows_a_row_of_each_kernel_of_its_step_that_its_prose_quotes(template):
     page = docs.output_of(template).read_text()
     assert quoted_kernels_without_a_row(template.read_text(), page, template.name[:2]) == []
@@ -209,47 +197,18 @@ def results_copy(tmp_path, monkeypatch):
     tables.load.cache_clear()
 
 
-def plant_gpu(folder: Path, slug: str = "planted", front_page: str = "no") -> None:
-    """Another GPU in a results folder: the front page GPU's files under a new slug, and its row in gpus.csv."""
-    for file in [f for f in folder.iterdir() if f.name == f"{FRONT_GPU}.csv" or f.name.startswith(f"{FRONT_GPU}-")]:
-        shutil.copy(file, folder / file.name.replace(FRONT_GPU, slug, 1))
-    with open(folder / "gpus.csv", "a") as gpus:
-        gpus.write(f"{slug},NVIDIA {slug.title()},{front_page}\n")
-
-
 def test_a_gpu_added_by_its_files_and_a_row_of_gpus_csv_renders_every_template(results_copy):
-    plant_gpu(results_copy)
-    (results_copy / "planted-order.csv").unlink()   # a study that GPU has not run
+    """The front page GPU's files under a new slug, less a study it has not run, and its row in gpus.csv."""
+    for file in results_copy.glob(f"{FRONT_GPU}[.-]*"):
+        shutil.copy(file, results_copy / file.name.replace(FRONT_GPU, "planted", 1))
+    (results_copy / "planted-order.csv").unlink()
+    with open(results_copy / "gpus.csv", "a") as gpus:
+        gpus.write("planted,NVIDIA Planted,no\n")
     for template in TEMPLATES:
         docs.render(docs.environment(docs.root_of(template)), template, FRONT_GPU)
     page = docs.render(docs.environment(), ROOT / "docs/last-points.md.j2", FRONT_GPU)
     assert "| finding | NVIDIA H200 | NVIDIA H100 80GB HBM3 | NVIDIA Planted |" in page
     assert "| not measured |" in page
-
-
-def test_a_planted_bound_past_the_bar_changes_the_words_of_the_last_points(results_copy):
-    """The only GPU a planted one: its bounds (the pattern study) far below the bar, then one past it where the
-    dispatch misses."""
-    (results_copy / "gpus.csv").write_text("slug,name,front_page\n")
-    plant_gpu(results_copy, front_page="yes")
-    pattern = results.load(results_copy / "planted-pattern.csv", "bench")
-    bounds = pattern["role"] == "bound"
-    results.write(pattern.assign(pct_of_copy=pattern["pct_of_copy"].where(~bounds, 50.0)),
-                  results_copy / "planted-pattern.csv", "bench")
-    template = ROOT / "docs/last-points.md.j2"
-    assert "On every GPU measured, where a default misses the bar" in docs.render(docs.environment(), template,
-                                                                                    "planted")
-    square = bounds & (pattern["step"] == "study") & (pattern["kernel"] == "swap_down") \
-        & (pattern["rows"] == 16384) & (pattern["cols"] == 16384)
-    answer = (pattern["kernel"] == "answer") & (pattern["rows"] == 16384) & (pattern["cols"] == 16384)
-    pattern.loc[bounds & ~square, "pct_of_copy"], pattern.loc[square, "pct_of_copy"] = 50.0, 99.0
-    pattern.loc[answer, "pct_of_copy"] = 90.0   # the dispatch misses the bar there
-    results.write(pattern, results_copy / "planted-pattern.csv", "bench")
-    tables.load.cache_clear()
-    page = docs.render(docs.environment(), template, "planted")
-    assert "Where the first or third row lists a" in page
-    finding = tables.FINDINGS["bar_12"][0]
-    assert f"| {finding} | 16384 x 16384 |" in page
 
 
 def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypatch):
@@ -262,15 +221,11 @@ def test_an_unknown_finding_or_one_no_gpu_has_the_results_of_is_refused(monkeypa
         tables.found(page, "pitch_12")
 
 
-def bar_shapes_without_offset(bar: str = "last_step") -> set[str]:
-    return {str(s) for criterion in tables.BARS[bar]["criteria"] for s in criterion[0] if not s.offset}
-
-
 @pytest.mark.parametrize("dtype, bar", [("float32", "last_step"), ("bf16", "bf16")])
 def test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset(dtype, bar):
     from lab import peers   # here: a test below names its results file `peers`
     ran = {str(results.Shape.parse(s)) for s in peers.DTYPES[dtype].shapes.split(",")}
-    assert ran == bar_shapes_without_offset(bar)
+    assert ran == {str(s) for criterion in tables.BARS[bar]["criteria"] for s in criterion[0] if not s.offset}
 
 
 # ------------------------------------------------------------------ the copy bound
@@ -526,19 +481,19 @@ def doxygen_markup(text: str) -> list[str]:
 
 
 # The Markdown of the repository: the pages rendered from templates and the hand-written ones, then the templates.
-GITHUB_MARKDOWN = files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
-MARKDOWN_SOURCES = GITHUB_MARKDOWN + files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
-WRITE_UPS = files("docs/steps/*.md")
+GITHUB_MARKDOWN = repo_files("README.md", "docs/**/*.md", "exercises/*/README.md", "solutions/**/*.md")
+MARKDOWN_SOURCES = GITHUB_MARKDOWN + repo_files("README.md.j2", "docs/**/*.md.j2", "exercises/*/README.md.j2")
+WRITE_UPS = repo_files("docs/steps/*.md")
 APPENDIX = "move the rest to the step's appendix"
 # {limit: (the files it holds for, what it measures in a file's text, whether that is within it, what to do)}
 LIMITS = {
     "prose_words": (WRITE_UPS, prose_words, lambda words: words <= 1200, APPENDIX),
     "table_rows": (WRITE_UPS, table_rows, lambda rows: rows <= 40, APPENDIX),
-    "appendix_words": (files("docs/appendix/*.md", "docs/last-points.md"), prose_words, lambda words: words <= 1500,
-                       "keep what a student needs; the history stays in git"),
+    "appendix_words": (repo_files("docs/appendix/*.md", "docs/last-points.md"), prose_words,
+                       lambda words: words <= 1500, "keep what a student needs; the history stays in git"),
     "svg_figure": (WRITE_UPS, SVG_IMAGE.search, bool, "no SVG figure (![caption](../img/NAME.svg))"),
-    "header_words": (files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
-    "readme_words": (files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
+    "header_words": (repo_files("steps/*/*.cu"), header_words, lambda words: 0 < words <= 210, "none, or over 210"),
+    "readme_words": (repo_files("README.md"), lambda text: len(WORD.findall(text)), lambda words: words <= 1200,
                      "words in all: prose, tables and code (not the '|' and '---' of a table)"),
     "prose_values": (TEMPLATES, prose_values, lambda lines: len(lines) <= 10, "generated values in prose: a table"),
     "long_lines": (MARKDOWN_SOURCES, lambda text: [n for n, line in enumerate(text.splitlines(), 1)

@@ -11,7 +11,7 @@ import pandas as pd
 
 import pytest
 
-from conftest import BUILD, ROOT, STEPS, assert_exit, first_lines, make_locked, run
+from conftest import BUILD, ROOT, assert_exit, first_lines, make_locked, run
 from lab import bench, machine, peers, results, tables
 
 pytestmark = pytest.mark.unit
@@ -27,7 +27,6 @@ def bf16_kernel() -> str:
 def test_a_step_is_float32_unless_its_program_says_2_bytes():
     assert machine.element_bytes("12") == 4
     assert machine.element_bytes("13") == 2
-    assert [step for step in STEPS if machine.element_bytes(step) == 2] == ["13"]
     assert machine.steps_of("bf16") == ["13"]
     assert machine.answer_step("float32") == "14" and machine.answer_step("bf16") == "14"   # step 14 takes both
 
@@ -104,28 +103,12 @@ def test_a_ladder_of_an_unknown_element_type_is_refused():
 
 
 # ------------------------------------------------------------------ the peers
-def test_the_peers_run_on_the_element_types_of_the_steps():
-    assert list(peers.DTYPES) == list(machine.DTYPES)
-    assert {name: dtype.bytes for name, dtype in peers.DTYPES.items()} == {"float32": 4, "bf16": 2}
-
-
-def test_the_bf16_peers_have_their_own_file():
-    """(Their shapes: test_docs.py's test_the_peers_run_every_shape_of_their_bar_that_takes_no_offset.)"""
-    args = peers.parse_args(["--dtype", "bf16"])
-    assert results.path("h200", results.peers_kind(args.dtype.name)).name == "h200-peers-bf16.csv"
-    assert results.path("h200", results.peers_kind(peers.parse_args([]).dtype.name)).name == "h200-peers.csv"
-
-
-def test_cupy_has_no_bf16():
+@pytest.mark.parametrize(("peer", "why"), [(peers.CupyCopyto, "CuPy has no bf16"),
+                                         (peers.CublasGeam, r"cublasLtMatrixTransform .* step 14")])
+def test_a_peer_without_bf16_names_what_to_compare_with(peer, why):
     timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
-    with pytest.raises(peers.Unavailable, match="CuPy has no bf16"):
-        peers.CupyCopyto(timer)
-
-
-def test_the_cublas_skip_names_the_bf16_steps_own_baseline():
-    timer = types.SimpleNamespace(dtype=peers.DTYPES["bf16"], torch_version="0")
-    with pytest.raises(peers.Unavailable, match=r"cublasLtMatrixTransform .* step 14"):
-        peers.CublasGeam(timer)
+    with pytest.raises(peers.Unavailable, match=why):
+        peer(timer)
 
 
 def test_the_library_for_the_peers_holds_both_answers():

@@ -88,18 +88,13 @@ def test_planted_wrong_kernels_are_caught(program, subtests):
     assert result.returncode == 1, f"exit {result.returncode}, expected 1 when a kernel is wrong"
 
 
-def test_csv_over_two_shapes():
-    result = run([FIRST_BIN, "--csv", "--reps", "2", "--warmup", "1", "--shapes", "64x64,96x128+1"])
+@pytest.mark.parametrize("flush", ["write", "none"])   # test_full_report runs the default
+def test_csv_over_two_shapes_with_each_flush_method(flush):
+    result = run([FIRST_BIN, "--csv", "--flush", flush, "--reps", "2", "--warmup", "1", "--shapes", "64x64,96x128+1"])
     assert result.returncode == 0, first_lines(result.stderr)
     lines = result.stdout.splitlines()
     assert [line for line in lines if line.startswith("gpu,")] == [",".join(schema.BENCH)]
     assert any(",64,64,0," in line for line in lines) and any(",96,128,1," in line for line in lines)
-
-
-@pytest.mark.parametrize("flush", ["write", "none"])
-def test_flush_methods(flush):
-    result = run([FIRST_BIN, "--flush", flush, "--reps", "2", "--warmup", "1", "--shapes", "256x256"])
-    assert result.returncode == 0, first_lines(result.stdout + result.stderr)
 
 
 def test_a_matrix_larger_than_gpu_memory_is_refused():

@@ -3,21 +3,13 @@ shellcheck on the shell scripts; and tests/shapes.txt, the one list of test shap
 
 import importlib.util
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import ROOT, assert_exit, first_lines, run
+from conftest import ROOT, assert_exit, first_lines, rel, repo_files, run
 from lab import shapes
 
 pytestmark = pytest.mark.lint
-
-
-def repo_files(*patterns: str) -> list[str]:
-    """The repository's files (tracked, or new and not ignored) matching the patterns."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", *patterns], cwd=ROOT,
-                            capture_output=True, text=True, check=False).stdout.split()
-    return sorted({f for f in listed if (ROOT / f).is_file()})
 
 
 def needs(tool: str):
@@ -36,14 +28,14 @@ CPPCHECK = ["cppcheck", "--enable=warning,style,performance,portability", "--std
 
 
 @needs("cppcheck")
-@pytest.mark.parametrize("source", repo_files("common/*.c", "tests/*.c"))
+@pytest.mark.parametrize("source", repo_files("common/*.c", "tests/*.c"), ids=rel)
 def test_cppcheck(source):
     result = run([*CPPCHECK, source])
     assert result.returncode == 0, f"{first_lines(result.stderr, 1000)}; run: {' '.join(CPPCHECK)} {source}"
 
 
 @needs("shellcheck")
-@pytest.mark.parametrize("script", [*repo_files("*.sh"), ".ci/run"])
+@pytest.mark.parametrize("script", [*repo_files("**/*.sh"), ROOT / ".ci/run"], ids=rel)
 def test_shellcheck(script):
     result = run(["shellcheck", "-x", script])
     assert result.returncode == 0, result.stdout[-3000:]
