@@ -14,8 +14,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-
-from lab import bench, machine, peers
+from lab import bench, machine, peers, results
 
 DEFAULT_LIB = machine.ROOT / "build" / "peers" / "libpermute.so"
 PLAN_SIZES = 20  # what permute_plan_of() writes (steps/15_permute/library/permute_library.cu)
@@ -116,7 +115,7 @@ def run(argv=None) -> int:
         case = peers.Case(timer, *map(int, dims.split(",")), perm=tuple(map(int, perm.split(","))))
         out = peers.measure_case(timer, entries, case, args.reps)  # by index into entries
         rows += [{**out[i], "dims": dims.replace(",", "x"), "perm": perm} for i in range(len(entries))]
-    kind = "peers-permute" + ("" if args.dtype == "float32" else f"-{args.dtype}")
+    kind = results.peers_kind(args.dtype, "peers-permute")
     return peers.write_results(rows, timer, entries, skipped, args, kind, "peers-permute", "lab.peers_permute",
                                keys=["dims", "perm"])
 

@@ -52,10 +52,10 @@ def path(gpu: str, kind: str = "bench") -> Path:
     return schema.RESULTS / (f"{gpu}.csv" if kind == "bench" else f"{gpu}-{kind}.csv")
 
 
-def peers_kind(dtype: str) -> str:
+def peers_kind(dtype: str, base: str = "peers") -> str:
     """The kind of the peers file of an element type: <gpu>-peers.csv holds float32 (as it always has),
-    <gpu>-peers-bf16.csv bf16, in the same columns (schema.PEERS)."""
-    return "peers" if dtype == "float32" else f"peers-{dtype}"
+    <gpu>-peers-bf16.csv bf16, in the same columns (schema.PEERS); base "peers-permute" names step 15's."""
+    return base if dtype == "float32" else f"{base}-{dtype}"
 
 
 def gpus() -> pd.DataFrame:

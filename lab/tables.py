@@ -885,7 +885,7 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
     if not path.is_file():
         return f"*Not measured on the {gpu} yet: `make bench` writes {shown(path)}, `make peers-permute` its peers.*"
     rows = load(gpu, "permute")
-    peers_kind = "peers-permute" + ("" if dtype == "f32" else f"-{dtype}")
+    peers_kind = results.peers_kind("float32" if dtype == "f32" else dtype, "peers-permute")
     others = load(gpu, peers_kind) if results.path(gpu, peers_kind).is_file() else None
     body = []
     for (dims, perm), run in rows[rows["dtype"] == dtype].groupby(["dims", "perm"], sort=False):
