@@ -448,9 +448,6 @@ static int make_rows(const bench *b, const matrices *m, report_row *rows)
 {
     const shape *s = &m->shape;
     const permute_plan *p = &m->plan;
-    /* cuBLAS transposes one packed matrix: a tensor that folds to anything else has no cuBLAS row. */
-    const int one_matrix = p->kind == PERMUTE_TRANSPOSE && p->batches == 1 && p->in_pitch == p->cols &&
-                           p->out_pitch == p->rows;
     int n = 0;
     if (!b->opt.check_only) {
         rows[n++] = (report_row){.kind = ROW_MEMCPY, .name = "memcpy", .label = "cudaMemcpy D2D"};
@@ -459,7 +456,7 @@ static int make_rows(const bench *b, const matrices *m, report_row *rows)
         rows[n] = (report_row){.kind = ROW_CUBLAS, .name = "cublas", .label = "cublasSgeam"};
         if (b->element_bytes == 2)
             snprintf(rows[n].label, sizeof rows[n].label, "cublasLtMatrixTransform");
-        if (m->from_dims && !one_matrix)
+        if (m->from_dims && !permute_is_one_matrix(p))   /* cuBLAS transposes one packed matrix */
             snprintf(rows[n].skip_reason, sizeof rows[n].skip_reason,
                      "cuBLAS transposes one matrix; this tensor folds to a %s, batch of %zu",
                      permute_kind_name(p->kind), p->batches);

@@ -60,6 +60,12 @@ void format_tensor(const tensor_shape *t, char *out, size_t out_len)
         used += (size_t)snprintf(out + used, out_len - used, "%s%d", i ? "" : ":", t->perm[i]);
 }
 
+int permute_is_one_matrix(const permute_plan *plan)
+{
+    return plan->kind == PERMUTE_TRANSPOSE && plan->batches == 1 && plan->in_pitch == plan->cols &&
+           plan->out_pitch == plan->rows;
+}
+
 const char *permute_kind_name(permute_kind kind)
 {
     switch (kind) {

@@ -103,6 +103,9 @@ void permute_fold(const tensor_shape *t, permute_plan *plan);
 /** @brief "copy", "strided_copy" or "transpose". */
 const char *permute_kind_name(permute_kind kind);
 
+/** @brief 1 where @p plan is one packed matrix (no batch, no pitch): what cuBLAS and the capstone's API take. */
+int permute_is_one_matrix(const permute_plan *plan);
+
 /**
  * @brief The naive CPU permute of @p t, by definition: for every output
  *        element, find the input element it comes from. The harness's

@@ -120,6 +120,7 @@ static void test_plans_by_hand(void)
                p.out_pitch == 9600 && p.batch_rank == 1 && p.batch_extent[0] == 100 &&
                p.batch_in_stride[0] == 200 && p.batch_out_stride[0] == 96,
            "fold: [96,100,200] (2,1,0) is 100 transposes of 96 x 200 with pitches 20000 and 9600");
+    expect(!permute_is_one_matrix(&p), "fold: a batch of pitched transposes is not one packed matrix");
     p = fold_of(4, (size_t[]){1, 5, 1, 7}, (int[]){2, 3, 0, 1});
     expect(p.kind == PERMUTE_TRANSPOSE && p.rank == 2 && p.rows == 5 && p.cols == 7 && p.batches == 1 &&
                p.folded_into[0] == -1 && p.folded_into[2] == -1,
@@ -131,6 +132,7 @@ static void test_plans_by_hand(void)
     p = fold_of(4, (size_t[]){2, 3, 4, 5}, (int[]){2, 3, 0, 1});
     expect(p.kind == PERMUTE_TRANSPOSE && p.rows == 6 && p.cols == 20 && p.batches == 1,
            "fold: (2,3,0,1) merges both pairs into one 6 x 20 transpose");
+    expect(permute_is_one_matrix(&p), "fold: one 6 x 20 transpose, packed, is one matrix (cuBLAS and the API take it)");
 }
 
 /** @brief tensor_check() on @p rank dims and perm: 0 if accepted, -1 with @p err. */

@@ -28,13 +28,6 @@
 #include "steps/14_dispatch/transpose/transpose.cu"   // the capstone's API, for one packed matrix
 #include "permute_kernels.cuh"
 
-/** @brief Whether the plan is one matrix, packed: the capstone's API transposes it. */
-static bool one_packed_matrix(const permute_plan *plan)
-{
-    return plan->kind == PERMUTE_TRANSPOSE && plan->batches == 1 && plan->in_pitch == plan->cols &&
-           plan->out_pitch == plan->rows;
-}
-
 /** @brief Stop with one line where the capstone's API refused or failed. */
 static void api_checked(transpose_status status)
 {
@@ -57,7 +50,7 @@ static size_t launch_permute(const void *in, void *out, const permute_plan *plan
         return strided_copy_launch(in, out, *plan, element_bytes, stream);
     case PERMUTE_TRANSPOSE:
     default:
-        if (one_packed_matrix(plan)) {
+        if (permute_is_one_matrix(plan)) {   // one packed matrix: the capstone's API transposes it
             api_checked(element_bytes == 2 ? transpose_bf16(in, out, plan->rows, plan->cols, stream)
                                            : transpose_f32((const float *)in, (float *)out, plan->rows,
                                                            plan->cols, stream));
