@@ -21,16 +21,21 @@
 /** Step 15's table, defined by STEP_DEFINE() in its own file. */
 extern "C" const step_desc step15;
 
-/** @brief The tensor of @p rank dimensions @p dims, permuted by @p perm, or -1 with @p err set. */
-static int tensor_of(int rank, const size_t *dims, const int *perm, tensor_shape *t, char *err, size_t err_len)
+/** @brief The fold of the tensor of @p rank dimensions @p dims, permuted by @p perm: 0, or -1 where it is not one. */
+static int plan_of(int rank, const size_t *dims, const int *perm, permute_plan *plan)
 {
-    memset(t, 0, sizeof *t);
-    t->rank = rank;
+    tensor_shape t;
+    char err[160];
+    memset(&t, 0, sizeof t);
+    t.rank = rank;
     for (int i = 0; i < rank && i < PERMUTE_MAX_RANK; ++i) {
-        t->dims[i] = dims[i];
-        t->perm[i] = perm[i];
+        t.dims[i] = dims[i];
+        t.perm[i] = perm[i];
     }
-    return tensor_check(t, err, err_len);
+    if (tensor_check(&t, err, sizeof err) != 0)
+        return -1;
+    permute_fold(&t, plan);
+    return 0;
 }
 
 extern "C" {
@@ -52,12 +57,9 @@ const char *permute_kernel_name(void)
  */
 int permute_plan_of(int rank, const size_t *dims, const int *perm, size_t *out)
 {
-    tensor_shape t;
-    char err[160];
-    if (tensor_of(rank, dims, perm, &t, err, sizeof err) != 0)
-        return -1;
     permute_plan plan;
-    permute_fold(&t, &plan);
+    if (plan_of(rank, dims, perm, &plan) != 0)
+        return -1;
     const size_t head[5] = {(size_t)plan.kind, plan.rows, plan.cols, plan.in_pitch, plan.out_pitch};
     memcpy(out, head, sizeof head);
     const int pad = PERMUTE_MAX_BATCH - plan.batch_rank;   /* unused dimensions first: the last stays fastest */
@@ -78,12 +80,9 @@ int permute_plan_of(int rank, const size_t *dims, const int *perm, size_t *out)
 size_t permute_tensor(int element_bytes, const void *in, void *out, int rank, const size_t *dims, const int *perm,
                       void *stream)
 {
-    tensor_shape t;
-    char err[160];
-    if (tensor_of(rank, dims, perm, &t, err, sizeof err) != 0)
-        return 0;
     permute_plan plan;
-    permute_fold(&t, &plan);
+    if (plan_of(rank, dims, perm, &plan) != 0)
+        return 0;
     return step15.variants[0].permute(in, out, &plan, (size_t)element_bytes, (cudaStream_t)stream);
 }
 
