@@ -13,7 +13,8 @@
  * - A strided copy: each run (the innermost dimension) is copied whole by a
  *   group of lanes, in the widest accesses, up to 16 bytes, that the run's
  *   length, its strides and the pointers allow; a group takes up to 8 runs
- *   along the batch's last dimension, so that it divides once for all.
+ *   along the batch's last dimension, so that it divides once for all, and
+ *   loads all 8 before it stores any, so that many loads are in flight.
  * - The control: one thread per output element, the index worked out from
  *   the folded tensor's dimensions, as a first attempt would.
  */
@@ -168,8 +169,19 @@ static inline size_t batched_tiles_launch(const void *in, void *out, const permu
 /** Threads of a block of the strided copy and of the control. */
 #define COPY_BLOCK 256
 
-/** Runs a group of lanes copies one after the other: the batch index is divided out once for all of them. */
+/** Runs a group of lanes copies together: the batch index is divided out once for all of them. */
 #define RUNS_PER_ITEM 8
+
+/**
+ * Registers of each run a lane fills with loads before it stores any. A copy
+ * that stores each value as soon as it arrives has one load in flight per
+ * lane: in 4-byte accesses, 4 bytes, too few to hide the memory's latency
+ * however many warps an SM holds. Loaded together, independent loads overlap:
+ * a lane keeps RUNS_PER_ITEM x RUN_REGISTERS_AHEAD registers in flight, 16
+ * bytes of each run in accesses of 4 bytes or more (an access of 2 bytes
+ * still takes a register of 4).
+ */
+#define RUN_REGISTERS_AHEAD 4
 
 /**
  * @brief The strided copy's work: items of up to RUNS_PER_ITEM runs that
@@ -190,14 +202,20 @@ struct run_items {
     /** @brief Items in the whole batch. */
     __host__ __device__ size_t count() const { return plan.batches / last * chunks; }
 
+    /** Registers one access of type U fills. */
+    static constexpr unsigned registers = (sizeof(U) + 3) / 4;
+    /** Accesses of one run a lane loads before it stores: RUN_REGISTERS_AHEAD registers' worth, at least one. */
+    static constexpr unsigned ahead = registers < RUN_REGISTERS_AHEAD ? RUN_REGISTERS_AHEAD / registers : 1;
+
     /**
      * @brief Lane @p lane of @p lanes copies its accesses of item @p item:
-     *        the first run's offsets by division, the next ones a stride on.
+     *        the first run's offsets by division, the next ones a stride on;
+     *        in rounds of @c ahead accesses of every run, all loaded first.
      */
     __host__ __device__ void copy(size_t item, unsigned lane, unsigned lanes) const
     {
         const size_t first = item % chunks * RUNS_PER_ITEM;
-        const size_t end = first + RUNS_PER_ITEM < last ? first + RUNS_PER_ITEM : last;
+        const size_t runs = first + RUNS_PER_ITEM < last ? RUNS_PER_ITEM : last - first;
         size_t in_at, out_at;
         permute_batch_offsets(&plan, item / chunks * last + first, &in_at, &out_at);
         const int d = plan.batch_rank - 1;   // the last batch dimension, if any
@@ -205,9 +223,21 @@ struct run_items {
         const size_t out_step = d >= 0 ? plan.batch_out_stride[d] / per_unit : 0;
         const U *src = in + in_at / per_unit;
         U *dst = out + out_at / per_unit;
-        for (size_t r = first; r < end; ++r, src += in_step, dst += out_step)
-            for (size_t u = lane; u < units; u += lanes)
-                dst[u] = src[u];
+        for (size_t round = lane; round < units; round += (size_t)lanes * ahead) {
+            U held[RUNS_PER_ITEM][ahead];   // registers: the loops unroll, so every index is a constant
+UNROLL_ON_DEVICE
+            for (unsigned r = 0; r < RUNS_PER_ITEM; ++r)
+UNROLL_ON_DEVICE
+                for (unsigned k = 0; k < ahead; ++k)
+                    if (r < runs && round + k * lanes < units)
+                        held[r][k] = src[r * in_step + round + k * lanes];
+UNROLL_ON_DEVICE
+            for (unsigned r = 0; r < RUNS_PER_ITEM; ++r)
+UNROLL_ON_DEVICE
+                for (unsigned k = 0; k < ahead; ++k)
+                    if (r < runs && round + k * lanes < units)
+                        dst[r * out_step + round + k * lanes] = held[r][k];
+        }
     }
 };
 
