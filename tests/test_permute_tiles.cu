@@ -5,7 +5,8 @@
  *        matrix of a batch is loaded and stored by 256 emulated threads, on
  *        folded tensors whose matrices are whole chunks, with partial tiles,
  *        pitches that differ from the sides, and batches of one to three
- *        dimensions; every run of a strided copy by its lanes, in each width.
+ *        dimensions; every run of a strided copy by its lanes, in each width,
+ *        and long runs in pieces.
  *
  * bf16 runs step 13's own t16_load() and t16_store_prmt(); float32 runs
  * step 09's store_block_vec4() after the kernel's load, played here. Each
@@ -146,5 +147,7 @@ int main()
     run("3x17x2x10x6:10324", {3, 17, 2, 10, 6}, {1, 0, 3, 2, 4}); // a batch of four dimensions
     run("1x19x2x3:0213", {1, 19, 2, 3}, {0, 2, 1, 3});            // a size-1 dimension, dropped
     run("2x9x70x2:2103", {2, 9, 70, 2}, {2, 1, 0, 3});            // a last batch dimension past 8 runs
+    run("3x2x9000:102", {3, 2, 9000}, {1, 0, 2});                 // runs in pieces of RUN_PIECE accesses
+    run("2x3x4099:102", {2, 3, 4099}, {1, 0, 2});                 // the same, odd: a last piece of a few
     return failures != 0;
 }

@@ -14,7 +14,8 @@
  *   group of lanes, in the widest accesses, up to 16 bytes, that the run's
  *   length, its strides and the pointers allow; a group takes up to 8 runs
  *   along the batch's last dimension, so that it divides once for all, and
- *   loads all 8 before it stores any, so that many loads are in flight.
+ *   loads all 8 before it stores any, so that many loads are in flight; a
+ *   long run is cut into pieces, so that a few long runs still fill the GPU.
  * - The control: one thread per output element, the index worked out from
  *   the folded tensor's dimensions, as a first attempt would.
  */
@@ -184,10 +185,18 @@ static inline size_t batched_tiles_launch(const void *in, void *out, const permu
 #define RUN_REGISTERS_AHEAD 4
 
 /**
+ * Most accesses of each run one item copies. A longer run is cut into pieces
+ * of this many, each an item of its own: otherwise a tensor of a few long
+ * runs, [2, 3, 10^8] swapping its first two dimensions, would give the whole
+ * copy to a few groups of lanes and leave the other SMs idle.
+ */
+#define RUN_PIECE 1024
+
+/**
  * @brief The strided copy's work: items of up to RUNS_PER_ITEM runs that
- *        follow each other along the batch's last dimension, each run
- *        @p units accesses of type U (the plan's strides count elements,
- *        @p per_unit to a U).
+ *        follow each other along the batch's last dimension, the same piece
+ *        of up to RUN_PIECE of each run's @p units accesses of type U (the
+ *        plan's strides count elements, @p per_unit to a U).
  */
 template <class U>
 struct run_items {
@@ -197,10 +206,11 @@ struct run_items {
     size_t units;       /**< accesses in a run */
     unsigned per_unit;  /**< elements in a U */
     size_t last;        /**< extent of the batch's last dimension (1 without a batch) */
-    size_t chunks;      /**< items along it: ceil(last / RUNS_PER_ITEM) */
+    size_t chunks;      /**< groups of runs along it: ceil(last / RUNS_PER_ITEM) */
+    size_t pieces;      /**< pieces of a run: ceil(units / RUN_PIECE) */
 
     /** @brief Items in the whole batch. */
-    __host__ __device__ size_t count() const { return plan.batches / last * chunks; }
+    __host__ __device__ size_t count() const { return plan.batches / last * chunks * pieces; }
 
     /** Registers one access of type U fills. */
     static constexpr unsigned registers = (sizeof(U) + 3) / 4;
@@ -211,9 +221,16 @@ struct run_items {
      * @brief Lane @p lane of @p lanes copies its accesses of item @p item:
      *        the first run's offsets by division, the next ones a stride on;
      *        in rounds of @c ahead accesses of every run, all loaded first.
+     *        Items next to each other are pieces next to each other.
      */
     __host__ __device__ void copy(size_t item, unsigned lane, unsigned lanes) const
     {
+        size_t begin = 0, end = units;
+        if (pieces > 1) {   // a long run: this item's piece of it (skipped, with its division, on short runs)
+            begin = item % pieces * RUN_PIECE;
+            end = begin + RUN_PIECE < units ? begin + RUN_PIECE : units;
+            item /= pieces;
+        }
         const size_t first = item % chunks * RUNS_PER_ITEM;
         const size_t runs = first + RUNS_PER_ITEM < last ? RUNS_PER_ITEM : last - first;
         size_t in_at, out_at;
@@ -223,19 +240,19 @@ struct run_items {
         const size_t out_step = d >= 0 ? plan.batch_out_stride[d] / per_unit : 0;
         const U *src = in + in_at / per_unit;
         U *dst = out + out_at / per_unit;
-        for (size_t round = lane; round < units; round += (size_t)lanes * ahead) {
+        for (size_t round = begin + lane; round < end; round += (size_t)lanes * ahead) {
             U held[RUNS_PER_ITEM][ahead];   // registers: the loops unroll, so every index is a constant
 UNROLL_ON_DEVICE
             for (unsigned r = 0; r < RUNS_PER_ITEM; ++r)
 UNROLL_ON_DEVICE
                 for (unsigned k = 0; k < ahead; ++k)
-                    if (r < runs && round + k * lanes < units)
+                    if (r < runs && round + k * lanes < end)
                         held[r][k] = src[r * in_step + round + k * lanes];
 UNROLL_ON_DEVICE
             for (unsigned r = 0; r < RUNS_PER_ITEM; ++r)
 UNROLL_ON_DEVICE
                 for (unsigned k = 0; k < ahead; ++k)
-                    if (r < runs && round + k * lanes < units)
+                    if (r < runs && round + k * lanes < end)
                         dst[r * out_step + round + k * lanes] = held[r][k];
         }
     }
@@ -257,7 +274,9 @@ static inline run_items<U> run_items_of(const void *in, void *out, const permute
 {
     const unsigned per_unit = (unsigned)(sizeof(U) / element_bytes);
     const size_t last = plan.batch_rank > 0 ? plan.batch_extent[plan.batch_rank - 1] : 1;
-    return {(const U *)in, (U *)out, plan, plan.cols / per_unit, per_unit, last, ceil_div(last, RUNS_PER_ITEM)};
+    const size_t units = plan.cols / per_unit;
+    return {(const U *)in, (U *)out, plan, units, per_unit, last, ceil_div(last, RUNS_PER_ITEM),
+            ceil_div(units, RUN_PIECE)};
 }
 
 /** @brief The lanes that copy one run: a power of two up to 32, fewer for a short run, so that a warp copies several. */
