@@ -575,6 +575,8 @@ FINDINGS = {
                      "held-out", trails_candidates(bench.F32_DISPATCH_RUNS)),
     "held_out_bf16": ("bf16 shapes held out of the fit where the dispatch trails its best candidate by over a point",
                       "held-out-bf16", trails_candidates(bench.BF16_DISPATCH_RUNS)),
+    "tall_f32": ("tall, thin float32 shapes where the dispatch trails its best candidate by over a point", "tall",
+                 trails_candidates(bench.F32_DISPATCH_RUNS)),
 }
 
 
