@@ -110,6 +110,11 @@ DISPATCH_SHAPES = ("4096x4096,4096x11008,11008x4096,4096x14336,14336x4096,5120x1
 HELD_OUT_SHAPES = ("2304x9216,9216x2304,1408x5632,5632x1408,3072x12288,12288x3072,49408x768,768x49408,256000x256,"
                    "256x256000,729x1152,1152x729,3999x4001,2501x2499,1234x5678,5678x1234,4000003x41,2500001x71,"
                    "700001x150,160x1000003,9000x7001,7001x9000,16000x16000+3,333x333,1000x3000+1")
+# Tall, thin float32 matrices (half a GiB, over a million rows, 33 to 127 columns), chosen before any was timed:
+# where the held-out run found step 09's tiles and the long runs each ahead, the share of its 64-column tiles a
+# row fills (cols / (64 x ceil(cols / 64))) seemed to split them. These spread that share from 0.51 to 0.99.
+TALL_SHAPES = ("4067205x33,3627507x37,3121343x43,2855697x47,2739137x49,2532411x53,2200291x61,2064889x65,"
+               "1945185x69,1617081x83,1542733x87,1474921x91,1278265x105,1127881x119,1056833x127")
 # Each dispatch runs twice, in step 14's program and in the study program: a small transpose's time moves by a few
 # points from one run to the next, so a candidate counts as ahead only where it leads both runs (lab.tables).
 F32_DISPATCH_RUNS = (("14", "transpose"), ("study", "answer")) + tuple(("study", k) for k in (
@@ -141,6 +146,7 @@ TABLE_STUDIES = {
     "dispatch-bf16": ((BF16_DISPATCH_RUNS, DISPATCH_SHAPES),),
     "held-out": ((F32_DISPATCH_RUNS, HELD_OUT_SHAPES),),
     "held-out-bf16": ((BF16_DISPATCH_RUNS, HELD_OUT_SHAPES),),
+    "tall": ((F32_DISPATCH_RUNS, TALL_SHAPES),),
 }
 STUDIES = (*TABLE_STUDIES, "timing")
 

@@ -18,10 +18,7 @@ import csv
 import filecmp
 import functools
 import itertools
-import json
 import math
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -901,14 +898,6 @@ def plot_sizes(name, frame):
 FOLD_DIMS, FOLD_PERM, FOLD_NAMES = "32,256,56,56", "0,2,3,1", "NCHW"   # NCHW to NHWC, as vision models run it
 
 
-def plan_of(dims: str, perm: str) -> dict:
-    """Step 15's fold of a tensor, as its program prints it (--plan): the rule's own output, not a copy of it."""
-    build = machine.ROOT / os.environ.get("BUILD", "build")
-    ran = subprocess.run([str(machine.program(build, "15")), "--dims", dims, "--perm", perm, "--plan"],
-                         capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(ran.stdout)
-
-
 def fold_row(c, label, names, sizes, fills, w=4.5):
     """One row of dimensions at the cursor, a box each, its name and size in it; the x of each box's middle."""
     middles = c.strip(label, fills, [f"{name} {size}" for name, size in zip(names, sizes, strict=True)], w, 1.2,
@@ -919,7 +908,7 @@ def fold_row(c, label, names, sizes, fills, w=4.5):
 
 def fig_15_fold():
     """Step 15: NCHW to NHWC folds to 32 transposes of 256 x 3136: H and W stay together, so they merge."""
-    plan = plan_of(FOLD_DIMS, FOLD_PERM)
+    plan = machine.fold(FOLD_DIMS, FOLD_PERM)
     group = plan["folded_into"]   # per input dimension: the folded one it joined (-1: size 1, dropped)
     fill = [PALETTE[g] if g >= 0 else EMPTY for g in group]
     names = list(FOLD_NAMES)

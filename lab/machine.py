@@ -157,6 +157,21 @@ def program(build: Path, step: str) -> Path:
     return path
 
 
+TENSOR_STEP = "15"  # the step whose program takes tensors (--dims, --perm) and prints their fold (--plan)
+
+
+def fold(dims: str, perm: str, build: Path | None = None) -> dict:
+    """Step 15's fold of a tensor (dims and perm comma-separated), as its program prints it with --plan: the rule's
+    own output, never a copy of it."""
+    build = build or ROOT / os.environ.get("BUILD", "build")
+    ran = subprocess.run([str(program(build, TENSOR_STEP)), "--dims", dims, "--perm", perm, "--plan"],
+                         capture_output=True, text=True, timeout=60)
+    if ran.returncode:
+        raise Stop(f"{program_name(TENSOR_STEP)} --dims {dims} --perm {perm} --plan: "
+                   f"{(ran.stderr.strip().splitlines() or ['exit ' + str(ran.returncode)])[-1]}", 2)
+    return json.loads(ran.stdout)
+
+
 @functools.cache
 def describe(step: str, build: Path | None = None) -> dict:
     """What a step's program in build ($BUILD as make sets it, else build/) says of itself with --describe (see

@@ -15,8 +15,10 @@ and cuBLAS from one timed run. A peer is profiled inside the NVTX range
 `once` of `python3 -m lab.peers --once`.
 
 The plan, lab/profile_plan.csv, is what a full session profiles, one row per
-group: a step at a shape (variant: one, or empty for all; baselines: yes or
-no), or some peers at a shape; each collects every metric of lab.metrics.
+group: a step at a shape (a matrix, or step 15's tensor DIMSxDIMS...:PERM,
+saved as the matrix its program reports; variant: one, or empty for all;
+baselines: yes or no), or some peers at a shape; each collects every metric
+of lab.metrics.
 plan_covers_templates() lets a test check that the write-ups ask only for what
 the plan measures.
 
@@ -41,7 +43,6 @@ from lab import machine, metrics, results, schema
 from lab.machine import Stop
 
 PLAN = Path(__file__).with_name("profile_plan.csv")
-KERNEL_FILTER = "regex:transpose"
 # Every kernel but the harness's L2 flush and hold. The hold must not be profiled: ncu
 # stops the host at each profiled launch, so the host could never release it.
 NOT_HARNESS = "regex:^(?!(flush_by_reading|hold_until_released)$)"
@@ -146,8 +147,9 @@ def profile_program(ncu: Ncu, program: str, shape_args: list[str], variant: str 
     chosen = variants(program, variant, machine.gpu()[1])
     found = []
     for name, role in chosen:
-        table = ncu.launches(["--kernel-name", KERNEL_FILTER], [program, "--check-only", "--variant", name,
-                                                                 *shape_args], name)
+        # --check-only runs the variant's kernels and nothing else (no timing: no flush, no hold, no baselines).
+        table = ncu.launches(["--kernel-name", NOT_HARNESS], [program, "--check-only", "--variant", name,
+                                                              *shape_args], name)
         found += columns(table, name, role, ncu.metrics)
     if baselines:  # every kernel that is neither the step's own nor the copy is the library's
         table = ncu.launches(["--kernel-name", NOT_HARNESS], [program, "--variant", chosen[0][0], "--reps", "1",
@@ -212,6 +214,19 @@ def read_plan() -> pd.DataFrame:
     return pd.read_csv(PLAN, dtype=str, keep_default_na=False)
 
 
+TENSOR = re.compile(r"(?:[1-9][0-9]*x){0,5}[1-9][0-9]*:[0-5]{1,6}")  # a tensor and its permutation: 8x4096x32x128:0213
+
+
+def saved_shape(text: str, build: Path) -> results.Shape:
+    """The matrix a plan row is saved as: its shape, or for a tensor the matrix its program reports it as (the fold's
+    count / cols x cols, which the step's CSV rows carry too)."""
+    if not TENSOR.fullmatch(text):
+        return results.Shape.parse(text)
+    dims, perm = text.split(":")
+    plan = machine.fold(dims.replace("x", ","), ",".join(perm), build)
+    return results.Shape(plan["count"] // plan["cols"], plan["cols"])
+
+
 def run_plan(args, peers: bool) -> int:
     """Every step row (or every peers row) of the plan, into the GPU's profile CSV.
 
@@ -230,7 +245,7 @@ def run_plan(args, peers: bool) -> int:
             found = profile_program(ncu, str(machine.program(args.build, row.step)), ["--shapes", row.shape],
                                     row.variant or None, row.baselines == "yes")
         show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found)
-        save(path, gpu_name, PEERS_STEP if peers else row.step, results.Shape.parse(row.shape), found)
+        save(path, gpu_name, PEERS_STEP if peers else row.step, saved_shape(row.shape, Path(args.build)), found)
     write_env(path, ncu, {"gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
                           "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
     machine.say(f"profile: wrote {os.path.relpath(path)}")
@@ -245,10 +260,13 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
     problems = []
     for line, row in enumerate(plan.itertuples(), start=2):
         where = f"lab/profile_plan.csv:{line}"
+        tensor = TENSOR.fullmatch(row.shape)
+        if tensor and row.step != machine.TENSOR_STEP:
+            problems.append(f"{where}: a tensor ({row.shape}) is step {machine.TENSOR_STEP}'s only")
         try:
-            shape = results.Shape.parse(row.shape)
+            offset = 0 if tensor else results.Shape.parse(row.shape).offset
         except ValueError as err:
-            problems.append(f"{where}: {err}")
+            problems.append(f"{where}: {err}, or a tensor DIMSxDIMS...:PERM")
             continue
         if bool(row.step) == bool(row.peers):
             problems.append(f"{where}: a row names a step or some peers, not both or neither")
@@ -260,8 +278,8 @@ def check_plan(plan: pd.DataFrame | None = None) -> list[str]:
             if key not in peer_table.BY_KEY or not peer_table.BY_KEY[key].profilable:
                 problems.append(f"{where}: peer '{key}' cannot be profiled; those that can: "
                                 + ", ".join(k for k, cls in peer_table.BY_KEY.items() if cls.profilable))
-        if row.peers and shape.offset:
-            problems.append(f"{where}: the peers take no offset ({shape})")
+        if row.peers and offset:
+            problems.append(f"{where}: the peers take no offset ({row.shape})")
     return problems
 
 
@@ -362,9 +380,11 @@ def run(argv=None) -> int:
         args.step = args.step.zfill(2)
         return step_command(args)
     if args.command == "plan":
-        args.steps = [s.zfill(2) for s in re.split(r"[,\s]+", args.steps or "") if s] or machine.steps()
-        if bad := [s for s in args.steps if s not in machine.steps()]:
-            parser.error(f"no step '{bad[0]}': the steps are {' '.join(machine.steps())}")
+        known = [*machine.steps(), machine.STUDY]
+        args.steps = [s if s == machine.STUDY else s.zfill(2) for s in re.split(r"[,\s]+", args.steps or "") if s]
+        args.steps = args.steps or known
+        if bad := [s for s in args.steps if s not in known]:
+            parser.error(f"no step '{bad[0]}': the steps are {' '.join(known)}")
     if args.command in ("plan", "peers"):
         return run_plan(args, peers=args.command == "peers")
     machine.gpu()   # check-env

@@ -575,6 +575,8 @@ FINDINGS = {
                      "held-out", trails_candidates(bench.F32_DISPATCH_RUNS)),
     "held_out_bf16": ("bf16 shapes held out of the fit where the dispatch trails its best candidate by over a point",
                       "held-out-bf16", trails_candidates(bench.BF16_DISPATCH_RUNS)),
+    "tall_f32": ("tall, thin float32 shapes where the dispatch trails its best candidate by over a point", "tall",
+                 trails_candidates(bench.F32_DISPATCH_RUNS)),
 }
 
 
@@ -873,8 +875,8 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
 def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str | None = None) -> str:
     """Step 15 on the tensors of lab.bench's permute study: its % of copy, its control's, and the best peer's of
     lab.peers_permute where it ran; where nothing was measured, a line that says so. counter=METRIC: that
-    counter of its default and of its control on NCHW to NHWC (rows 8192 x 3136 once folded), which the GPU
-    session profiles outside lab/profile_plan.csv (the plan takes matrices)."""
+    counter of its default and of its control on NCHW to NHWC (rows 8192 x 3136 once folded), from the plan's
+    step 15 rows (make profile-plan STEPS=15)."""
     gpu, path = gpu or page.gpu, results.path(gpu or page.gpu, "permute")
     if counter is not None:
         try:

@@ -308,6 +308,20 @@ def test_a_plan_naming_a_peer_ncu_cannot_see_is_caught():
         "peer 'jax' cannot be profiled; those that can: tutorial, cublas, torch, torch.compile, triton, cute, cupy"]
 
 
+def test_a_tensor_row_of_the_plan_is_step_15s_and_saved_as_the_matrix_its_program_reports():
+    plan = profile.read_plan()
+    plan.loc[len(plan)] = {"step": "12", "shape": "3x4x5:021", "variant": "", "baselines": "no", "peers": ""}
+    plan.loc[len(plan)] = {"step": "15", "shape": "3x4x:021", "variant": "", "baselines": "no", "peers": ""}
+    assert [p.split(": ", 1)[1] for p in profile.check_plan(plan)] == [
+        "a tensor (3x4x5:021) is step 15's only", "'3x4x:021' is not ROWSxCOLS[+OFFSET], or a tensor DIMSxDIMS...:PERM"]
+    build = ROOT / BUILD
+    if not (build / "step15").is_file():
+        pytest.skip(f"{build}/step15 is not built: make step15")
+    # [32, 256, 56, 56] to NHWC folds to 32 matrices of 256 x 3136: the harness reports 8192 x 3136.
+    assert profile.saved_shape("32x256x56x56:0231", build) == results.Shape(8192, 3136)
+    assert profile.saved_shape("4096x4096+1", build) == results.Shape(4096, 4096, 1)
+
+
 def test_lab_peers_once_refuses_the_copy_bound():
     result = run([sys.executable, "-m", "lab.peers", "--once", "--peers", "copy"])
     assert_exit(result, 2)
