@@ -160,11 +160,9 @@ def progress(message: str) -> None:
 
 
 def find_tool(name: str, variable: str) -> str | None:
-    """A CUDA tool as lab.machine finds it (ncu also where Nsight Compute installs itself), or None: a missing
-    tool is a SKIP here, not a stop."""
-    extra = sorted(Path("/opt/nvidia/nsight-compute").glob("*/ncu")) if name == "ncu" else []
+    """A CUDA tool as lab.machine finds it, or None: a missing tool is a SKIP here, not a stop."""
     try:
-        return machine.find_tool(name, variable, *map(str, extra))
+        return machine.find_tool(name, variable)
     except machine.Stop:
         return None
 

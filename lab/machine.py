@@ -105,12 +105,13 @@ CUOBJDUMP_MISSING = ("cuobjdump not found: not every CUDA toolkit has it; `make 
                      "or set CUOBJDUMP=")
 
 
-def find_tool(name: str, override: str, *more: str) -> str:
+def find_tool(name: str, override: str) -> str:
     """The path of a CUDA tool, or Stop (exit 3).
 
     The environment variable `override` (NCU, COMPUTE_SANITIZER, ...) names it
     outright; else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, .venv/bin (where
-    `make setup` links the tools of NVIDIA's wheels) and `more`.
+    `make setup` links the tools of NVIDIA's wheels) and, for ncu, where Nsight
+    Compute installs itself (/opt/nvidia/nsight-compute/<version>/).
     """
     if os.environ.get(override):
         found = shutil.which(os.environ[override])
@@ -118,7 +119,7 @@ def find_tool(name: str, override: str, *more: str) -> str:
             raise Stop(f"{override}={os.environ[override]} is not a program")
         return found
     places = [Path(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", name), Path("/usr/local/cuda/bin", name),
-              ROOT / ".venv" / "bin" / name, *map(Path, more)]
+              ROOT / ".venv" / "bin" / name, *sorted(Path("/opt/nvidia/nsight-compute").glob(f"*/{name}"))]
     found = shutil.which(name) or next((str(p) for p in places if os.access(p, os.X_OK)), None)
     if found is None:
         raise Stop(CUOBJDUMP_MISSING if name == "cuobjdump" else

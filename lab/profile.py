@@ -28,7 +28,6 @@ profiled nothing; 2 bad command line; 3 no GPU, no ncu, no access to the counter
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import subprocess
@@ -63,7 +62,7 @@ class Ncu:
     """Runs commands under ncu; forgets (with a warning) the metrics this ncu or GPU lacks."""
 
     def __init__(self, wanted: list[str]):
-        self.path = machine.find_tool("ncu", "NCU", *glob.glob("/opt/nvidia/nsight-compute/*/ncu"))
+        self.path = machine.find_tool("ncu", "NCU")
         self.metrics = list(wanted)
 
     def launches(self, filters: list[str], command: list[str], what: str) -> pd.DataFrame:

@@ -564,3 +564,36 @@ def test_a_batch_of_ten_files_gives_the_expected_csv(tmp_path, work):
 def test_allow_symbols_must_be_a_list_of_regular_expressions(allowed, problem):
     found = grader.rules_problem({"floor": 0.8, "technique": [], "allow_symbols": allowed})
     assert (found is not None and "allow_symbols" in found) == problem, found
+
+
+GOOD_RULES = {"floor": 0.8, "technique": [{"what": "no shared memory", "check": "shared_bytes", "max": 0}]}
+METRIC = next(iter(grader.PROFILE_METRICS))
+# A grading.json with one mistake each (what the teacher got wrong, its document, the words of the one-line problem).
+BAD_RULES = {
+    "not an object": ([], "must be an object"),
+    "floor zero": ({"floor": 0}, '"floor" must be a number'),
+    "floor as text": ({"floor": "fast"}, '"floor" must be a number'),
+    "a rule without what": ({**GOOD_RULES, "technique": [{"check": "shared_bytes"}]}, 'needs a "what"'),
+    "an unknown check": ({**GOOD_RULES, "technique": [{"what": "x", "check": "speed"}]}, '"check" must be one of'),
+    "instructions without an opcode": ({**GOOD_RULES, "technique": [{"what": "x", "check": "instructions"}]},
+                                       'needs an "opcode"'),
+    "an opcode that is no pattern": ({**GOOD_RULES, "technique": [{"what": "x", "check": "instructions",
+                                                                   "opcode": "LDG("}]}, "not a regular expression"),
+    "an unknown metric": ({**GOOD_RULES, "profile": [{"metric": "speed", "min": 1}]}, '"metric" must be one of'),
+    "a bound missing": ({**GOOD_RULES, "profile": [{"metric": METRIC}]}, 'needs a "min" or a "max"'),
+    "a parameter set otherwise": ({**GOOD_RULES, "parameter": {"set_by": "argv", "name": "N", "values": [1]}},
+                                  '"set_by" must be "environment"'),
+    "a parameter without values": ({**GOOD_RULES, "parameter": {"set_by": "environment", "name": "N"}},
+                                   'needs a "name" and a list of "values"'),
+    "a shape that is none": ({**GOOD_RULES, "grade_shapes": ["4096"]}, "is not ROWSxCOLS"),
+}
+
+
+def test_a_good_grading_document_has_no_problem():
+    assert grader.rules_problem(GOOD_RULES) is None
+
+
+@pytest.mark.parametrize("mistake", BAD_RULES)
+def test_each_mistake_in_a_grading_document_is_named(mistake):
+    document, words = BAD_RULES[mistake]
+    assert words in (grader.rules_problem(document) or "no problem found")
