@@ -110,8 +110,8 @@ def find_tool(name: str, override: str) -> str:
 
     The environment variable `override` (NCU, COMPUTE_SANITIZER, ...) names it
     outright; else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, .venv/bin (where
-    `make setup` links the tools of NVIDIA's wheels) and, for ncu, where Nsight
-    Compute installs itself (/opt/nvidia/nsight-compute/<version>/).
+    `make setup` links the tools of NVIDIA's wheels) and the folders where
+    Nsight Compute installs itself (/opt/nvidia/nsight-compute/<version>/, ncu's).
     """
     if os.environ.get(override):
         found = shutil.which(os.environ[override])
