@@ -233,9 +233,12 @@ def run_plan(args, peers: bool) -> int:
     plan, gpu_name = read_plan(), machine.gpu()[0]
     rows = plan[plan["peers"] != ""] if peers else plan[(plan["peers"] == "") & plan["step"].isin(args.steps)]
     path = results.path(args.gpu or results.gpu_slug(gpu_name), "peers-profile" if peers else "profile")
+    kept_steps = []
     if path.is_file():
         kept = load_profile(path)
-        results.write(kept[~kept["step"].isin([PEERS_STEP] if peers else args.steps)], path, "profile")
+        kept = kept[~kept["step"].isin([PEERS_STEP] if peers else args.steps)]
+        results.write(kept, path, "profile")
+        kept_steps = sorted(kept["step"].astype(str).unique())
     ncu = Ncu(list(metrics.RAW))
     for row in rows.itertuples():
         if peers:
@@ -246,7 +249,9 @@ def run_plan(args, peers: bool) -> int:
         show(f"{'Peers' if peers else 'Step ' + row.step} at {row.shape} on {gpu_name}", found)
         save(path, gpu_name, PEERS_STEP if peers else row.step, saved_shape(row.shape, Path(args.build)), found)
     write_env(path, ncu, {"gpu": gpu_name, "command": " ".join(["python3 -m lab.profile", *sys.argv[1:]]),
-                          "plan": f"{len(rows)} rows of lab/profile_plan.csv"})
+                          "plan": f"{len(rows)} rows of lab/profile_plan.csv",
+                          "kept": f"{', '.join(kept_steps)} (rows of earlier runs; git log dates them)" if kept_steps
+                          else "none"})
     machine.say(f"profile: wrote {os.path.relpath(path)}")
     return 0
 
