@@ -1,7 +1,7 @@
 """Draw every figure of the tutorial with matplotlib, into docs/img/.
 
     python3 -m lab.figures           draw everything into docs/img/
-    python3 -m lab.figures --check   draw into a temporary folder; exit 1 if a committed file differs
+    python3 -m lab.figures --check   draw, but write nothing; exit 1 if a committed file differs
 
 The write-ups' figures (fig-*.svg) are computed: a figure draws what a warp or block touches, as
 steps 09-13's own index functions say (tests/index_maps.cu plays them on the host into
@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import colorsys
 import csv
-import filecmp
 import functools
+import io
 import itertools
 import math
 import sys
-import tempfile
-from pathlib import Path
 
 import matplotlib
 from matplotlib.collections import LineCollection
@@ -950,29 +948,23 @@ def drawings():
                 yield f"{gpu.slug}-{kind}", fig
 
 
-def draw_all(folder):
-    """Draw every figure and plot into folder as SVG, yielding the name of each file written."""
-    with matplotlib.rc_context(STYLE):
-        for stem, fig in drawings():
-            fig.savefig(folder / f"{stem}.svg", metadata=METADATA)
-            yield f"{stem}.svg"
-
-
 def main(argv=None) -> int:
     """Draw everything into docs/img/, or with --check say which committed file differs (exit 1)."""
     parser = machine.Parser(prog="python3 -m lab.figures", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="draw into a temporary folder; exit 1 if a file differs")
-    if not parser.parse_args(argv).check:
-        for name in draw_all(IMG):
-            print(f"wrote docs/img/{name}")
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        names = list(draw_all(Path(tmp)))
-        _, differ, missing = filecmp.cmpfiles(tmp, IMG, names, shallow=False)
-    problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it"
-                for name in differ + missing]
+    parser.add_argument("--check", action="store_true", help="draw, but write nothing; exit 1 if a file differs")
+    check, drawn, problems = parser.parse_args(argv).check, set(), []
+    with matplotlib.rc_context(STYLE):
+        for stem, fig in drawings():
+            path, svg = IMG / f"{stem}.svg", io.BytesIO()
+            fig.savefig(svg, format="svg", metadata=METADATA)
+            drawn.add(path)
+            if not check:
+                path.write_bytes(svg.getvalue())
+                print(f"wrote docs/img/{path.name}")
+            elif not path.is_file() or path.read_bytes() != svg.getvalue():
+                problems.append(f"docs/img/{path.name}: missing or out of date: python3 -m lab.figures draws it")
     problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
-                 for path in sorted(IMG.glob("*.svg")) if path.name not in names]
+                 for path in sorted(IMG.glob("*.svg")) if check and path not in drawn]
     for problem in problems:
         print(f"figures: {problem}", file=sys.stderr)
     return machine.EXIT_WRONG if problems else 0
