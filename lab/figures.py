@@ -3,12 +3,9 @@
     python3 -m lab.figures           draw everything into docs/img/
     python3 -m lab.figures --check   draw, but write nothing; exit 1 if a committed file differs
 
-The write-ups' figures (fig-*.svg) are computed: a figure draws what a warp or block touches, as
-steps 09-13's own index functions say (tests/index_maps.cu plays them on the host into
-docs/img/index-maps.csv: `make figures` writes it), or as steps 01-08's index lines, repeated under
-"index arithmetic" with the kernel each mirrors (change both together). The plots (<gpu>-ladder,
-<gpu>-sizes) come from the float32 steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and
-no dates keep the files byte for byte the same.
+The write-ups' figures (fig-*.svg) draw what a warp or block touches, computed from the kernels' own index
+arithmetic (see "index arithmetic" below). The plots (<gpu>-ladder, <gpu>-sizes) come from the float32 steps'
+rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
 """
 
 from __future__ import annotations
@@ -77,7 +74,8 @@ def plural(n, word):
 
 
 # ---------------------------------------------------------------- index arithmetic
-# Steps 01-08 index inside their kernels: each function below repeats the lines of the kernel it names.
+# Steps 01-08 index inside their kernels: each function below repeats the lines of the kernel it names (change both
+# together).
 # Steps 09-13 index in functions that tests/index_maps.cu plays on the host into docs/img/index-maps.csv
 # (make figures), which played() reads. Lanes: CUDA numbers a block's threads x-fastest,
 # tid = threadIdx.y * blockDim.x + threadIdx.x, and a warp is 32 consecutive tid.
@@ -191,10 +189,9 @@ class Canvas:
         self.text(MARGIN, 1.1, title, size=TITLE, weight="bold")
         self.y = 2.5
 
-    def text(self, x, y, string, size=TEXT, **style):
-        """Text centred vertically on y, in INK unless told."""
-        style.setdefault("color", INK)
-        self.ax.text(x, y, string, fontsize=size, va="center", **style)
+    def text(self, x, y, string, size=TEXT, color=INK, **style):
+        """Text centred vertically on y."""
+        self.ax.text(x, y, string, fontsize=size, va="center", color=color, **style)
 
     def label(self, x, y, string, **style):
         """A row's name, ending just left of the grid or strip at x."""
@@ -215,11 +212,11 @@ class Canvas:
         """The panel's conclusion, in green when good, red when not."""
         self.line(string, size=TEXT, weight="bold", color=GOOD if good else BAD, step=1.5)
 
-    def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL, **style):
+    def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL):
         """A filled cell, its label centred in it."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6, clip_on=False))
         if label is not None:
-            self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
+            self.text(x + w / 2, y + h / 2, label, size=size, ha="center")
 
     def strip(self, label, fills, texts=(), w=1.0, h=None, x=X0, y=None, gap=0.0, size=SMALL, **style):
         """A row of cells at y (the cursor unless told), named on the left by label: the x of each cell's middle."""
@@ -274,8 +271,6 @@ class Canvas:
 # ---------------------------------------------------------------- sectors: figures 01, 02, 05
 
 WORD = 0.8                      # a 4-byte word in a sector box; 8 words and a gap fill 8 units
-SECTOR_LEGEND = [(PALETTE[0], "a word used by the lane written in it (one colour per sector)"),
-                 (EMPTY, "a word no lane uses")]
 
 
 def sector_figure(title, lane_is, pairs, size, load, store):
@@ -306,7 +301,8 @@ def sector_figure(title, lane_is, pairs, size, load, store):
         useful, moved = size * WARP, len(sectors) * SECTOR
         use = "every byte is used" if useful == moved else f"{useful // len(sectors)} of every {SECTOR} bytes are used"
         c.verdict(f"{plural(len(sectors), 'sector')} for {useful} useful bytes: {use}", useful == moved)
-    return c.done(SECTOR_LEGEND, columns=2)
+    return c.done([(PALETTE[0], "a word used by the lane written in it (one colour per sector)"),
+                   (EMPTY, "a word no lane uses")], columns=2)
 
 
 def fig_01_sectors():
