@@ -227,11 +227,11 @@ class Canvas:
             self.cell(x + n * (w + gap), y, w, h, fill, text, size=size)
         return [x + n * (w + gap) + w / 2 for n in range(len(fills))]
 
-    def numbers(self, x, label, count, w=1.0):
-        """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
-        self.label(x, self.y, label, color=MUTED)
+    def numbers(self, label, count, w=1.0):
+        """A row of column numbers 0 .. count - 1 above a grid at X0, named by label on the left."""
+        self.label(X0, self.y, label, color=MUTED)
         for n in range(count):
-            self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
+            self.text(X0 + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
 
     def grid(self, x, y, columns, rows, w=1.0, h=1.0):
@@ -241,7 +241,7 @@ class Canvas:
         down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
         self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
 
-    def box(self, x, y, w, h, name, detail=(), onward=None):
+    def box(self, x, y, w, h, name, detail, onward):
         """A hardware unit: a box, its name in bold and a few muted lines under it; an arrow on, labelled onward."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
         self.text(x + 0.5, y + 0.8, name, weight="bold")
@@ -338,7 +338,7 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
     groups = [group for group, _ in served]
     ways = max(groups.count(g) for g in set(groups))    # the wavefronts of the busiest lane group: n-way conflict
     c.heading(heading, detail)
-    c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
+    c.numbers("bank group" if width > 1 else "bank", BANKS // width, width)
     c.grid(X0, c.y, BANKS, len(served), h=ROW_H)
     for n, (group, row) in enumerate(served):
         y = c.y + n * ROW_H
@@ -549,15 +549,15 @@ def fig_11_sectors():
 def fig_12_swizzle():
     """Step 12: the TMA unit's 128-byte swizzle, and the bank groups one quarter-warp's reads hit."""
     c = Canvas("Step 12: the 128-byte swizzle of a TMA box, and one quarter-warp's reads")
-    cell, x = 1.4, X0
+    cell = 1.4
     c.line("One box row = 128 bytes = 8 chunks = the 32 banks once. In a cell: the chunk of in stored there "
            "(CU_TENSOR_MAP_SWIZZLE_128B).", color=MUTED, step=1.4)
-    c.numbers(x, "bank group", 8, cell)
+    c.numbers("bank group", 8, cell)
     quarter, place = played("tma_read"), played("tma_place")   # {(box row, chunk): the lane of 0-7 that reads it}
     for row, places in table("tma_place").items():
         chunks = sorted(range(len(places)), key=places.__getitem__)     # the chunk stored at each place
         fills = [PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY for chunk in chunks]
-        c.strip(f"row {row}", fills, map(str, chunks), cell, x=x, family="monospace")
+        c.strip(f"row {row}", fills, map(str, chunks), cell, family="monospace")
         c.y += cell
     groups = sorted(place[row_chunk] for row_chunk in quarter)
     c.y += 0.7
