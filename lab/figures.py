@@ -3,9 +3,9 @@
     python3 -m lab.figures           draw everything into docs/img/
     python3 -m lab.figures --check   draw, but write nothing; exit 1 if a committed file differs
 
-The write-ups' figures (fig-*.svg) draw what a warp or block touches, computed from the kernels' own index
-arithmetic (see "index arithmetic" below). The plots (<gpu>-ladder, <gpu>-sizes) come from the float32 steps'
-rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
+The write-ups' figures (fig-*.svg) draw what a warp or block touches, from the kernels' own index arithmetic
+(the notes under "index arithmetic" in lab/figures.py); the plots (<gpu>-ladder, <gpu>-sizes), from the float32
+steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
 """
 
 from __future__ import annotations
