@@ -10,14 +10,10 @@
     python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump; NOT GRADED
     python3 -m lab.grade --list               the exercises found, one NN_name a line
 
-An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step steps/NN_*/
-exists, with its reference answer in solutions/NN_name/solution.cu. Options: --timeout S (every
-program run and build, default 300 s: past it the process group is killed and the check FAILs),
---shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip the shape of
-more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
-Correctness FAILs). Each file gets four verdicts, PASS, FAIL or SKIP, with one line of why:
-Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json. Technique
-also checks that the work is the file's own kernels' (lab.compiled.ALLOWED_SYMBOLS; ncu at the timed shape).
+Options: --timeout S (every program run and build, default 300 s: past it the process group is killed
+and the check FAILs), --shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip
+the shape of more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
+Correctness FAILs). docs/grading.md explains the four checks, the exercise folders and grading.json.
 
 Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missing or unreadable
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
@@ -82,6 +78,7 @@ DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memor
 # The Nsight Compute counter ratios a "profile" requirement may bound: name -> (numerator, denominator).
 PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denominator"])
                    for name in ("shared_ld_wavefronts_per_request", "shared_st_wavefronts_per_request")}
+MARKS = {"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}  # before each requirement's line in a report
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
 
 
@@ -97,8 +94,6 @@ EnvironmentProblem = machine.Stop  # no GPU, a missing tool, a repository that d
 
 @dataclass
 class Ran:
-    """What a program run left behind."""
-
     rc: int
     out: str
     err: str
@@ -336,20 +331,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
 
 
-def prepare_copy(subject: Subject) -> None:
-    """Copy a graded file into a fresh private work folder."""
-    shutil.rmtree(subject.work, ignore_errors=True)
-    subject.work.mkdir(parents=True)
-    subject.copy.write_text(subject.source.read_text(errors="replace"))
-
-
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
     """Compile the graded file and, unless object_only, link its grader program: None, or its FAIL."""
     text = subject.source.read_text(errors="replace")
     if not re.search(rf"\bkernel_variant\s+{subject.symbol}\b", text):
         return Verdict("FAIL", missing_symbol_why(subject, text))
     variables = []
-    if subject.mode == "file":  # the private copy: mk/grade_file.mk's rules
+    if subject.mode == "file":  # a copy in a fresh private folder, built with mk/grade_file.mk's rules
+        shutil.rmtree(subject.work, ignore_errors=True)
+        subject.work.mkdir(parents=True)
+        subject.copy.write_text(text)
         variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
     ran = make(variables + [make_path(subject.obj)], timeout)
     if ran.timed_out:
@@ -435,7 +426,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
     if not compiled.code:
         return Verdict("FAIL", "the compiled file holds no kernel at all")
     verdicts = [Verdict(*check_requirement(rule, compiled)) for rule in rules]
-    details = [{"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}[v.status] + v.why for v in [own, *verdicts]]
+    details = [MARKS[v.status] + v.why for v in [own, *verdicts]]
     failed = [v.why for v in verdicts if v.status == "FAIL"]
     if failed:
         more = f" (and {len(failed) - 1} more unmet requirement{'s' if len(failed) > 2 else ''})"
@@ -455,11 +446,9 @@ def run_ncu(ncu: str, options: list, program: Path, variant: str, shape: str, ti
         return ran, log.read_text(errors="replace") if log.is_file() else ""
 
 
-def check_profile(subject: Subject, timeout: float) -> Verdict | None:
-    """The counter part of Technique, or None when the exercise has none."""
-    wanted = subject.exercise.rules.get("profile", [])
-    if not wanted:
-        return None
+def check_profile(subject: Subject, timeout: float) -> Verdict:
+    """The counter part of Technique, for an exercise that names counters."""
+    wanted = subject.exercise.rules["profile"]
     ncu = find_tool("ncu", "NCU")
     if ncu is None:
         return Verdict("SKIP", "profile checks skipped: Nsight Compute (ncu) not found")
@@ -487,7 +476,7 @@ def check_profile(subject: Subject, timeout: float) -> Verdict | None:
         low, high = item.get("min", -float("inf")), item.get("max", float("inf"))
         status = "PASS" if low <= ratio <= high else "FAIL"
         verdicts.append(Verdict(status, f"{item['what']}: measured {ratio:.2f} at {PROFILE_SHAPE}"))
-    details = [("ok   " if v.status == "PASS" else "MISS ") + v.why for v in verdicts]
+    details = [MARKS[v.status] + v.why for v in verdicts]
     failed = [v for v in verdicts if v.status == "FAIL"]
     if failed:
         return Verdict("FAIL", failed[0].why, details)
@@ -519,7 +508,7 @@ def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
     if isinstance(launched, Verdict):
         return launched
     rules = subject.exercise.rules.get("technique", [])
-    checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
+    checked = [r["function"] for r in rules] if all(r.get("function") for r in rules) else []
     if not launched:
         return not_own(f"no kernel ran at {shape}: the work was done without one of your kernels")
     own = compiled.functions()
@@ -551,8 +540,6 @@ def not_own(why: str) -> Verdict:
 
 @dataclass
 class Program:
-    """A grader program to run, with the environment it runs in, and what it stands for."""
-
     path: Path
     label: str = ""  # "" for the default; "GRADE_BLOCK=16x16" for a parameter value
     env: dict | None = None
@@ -798,8 +785,6 @@ def grade(subject: Subject, options: Options) -> Grade:
     verdicts = result.verdicts
     if not (options.technique_only or options.build_only):
         confirm_machine(subject.exercise.number, options.timeout)
-    if subject.mode == "file":
-        prepare_copy(subject)
     progress(f"building {make_path(subject.source)}")
     failed = build(subject, options.timeout, object_only=options.technique_only)
     if failed:
@@ -828,16 +813,13 @@ def grade(subject: Subject, options: Options) -> Grade:
     if technique.status == "PASS" and correct:
         progress(f"listing the kernels run at {options.timed_shape} with Nsight Compute")
         launched = check_launches(subject, options.timed_shape, options.timeout)
-        mark = "ok   " if launched.status == "PASS" else "skip "
         technique = launched if launched.status == "FAIL" else Verdict(
-            "PASS", technique.why, technique.details + [mark + launched.why])
-    if technique.status == "PASS" and correct:
+            "PASS", technique.why, technique.details + [MARKS[launched.status] + launched.why])
+    if technique.status == "PASS" and correct and subject.exercise.rules.get("profile"):
         progress("profiling with Nsight Compute")
         profiled = check_profile(subject, options.timeout)
-        if profiled is not None and profiled.status == "FAIL":
-            technique = Verdict("FAIL", profiled.why, technique.details + profiled.details)
-        elif profiled is not None:
-            technique = Verdict("PASS", f"{technique.why}; {profiled.why}", technique.details + profiled.details)
+        why = profiled.why if profiled.status == "FAIL" else f"{technique.why}; {profiled.why}"
+        technique = Verdict("FAIL" if profiled.status == "FAIL" else "PASS", why, technique.details + profiled.details)
     verdicts["Technique"] = technique
     if technique.not_own:
         verdicts["Speed"] = Verdict("SKIP", "not timed: the work is not all your own kernels' (see Technique)")
