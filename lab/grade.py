@@ -109,13 +109,12 @@ def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
-        timed_out = False
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=timeout)
         finally:
-            if proc.returncode is None:  # past the timeout, or interrupted
+            timed_out = proc.returncode is None  # past the timeout, or interrupted
+            if timed_out:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -222,7 +221,6 @@ class Exercise:
     number: str  # "05"
     name: str  # "05_float4"
     rules: dict  # exercises/NN_name/grading.json
-    floor: float  # its "floor": the lowest speed ratio to the reference that passes
 
 
 def exercise_names() -> list[str]:
@@ -249,7 +247,7 @@ def load_exercise(number: str) -> Exercise:
     problem = rules_problem(rules)
     if problem:
         raise UsageError(f"{where}: {problem}")
-    return Exercise(number, name, rules, float(rules["floor"]))
+    return Exercise(number, name, rules)
 
 
 def rules_problem(rules) -> str | None:
@@ -288,7 +286,7 @@ def rules_problem(rules) -> str | None:
 
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
-    """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 3)."""
+    """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 2)."""
     found = tagged(tag)
     return found + [s for s in extra or [] if s not in found]
 
@@ -321,9 +319,8 @@ class Subject:
 
     @property
     def program(self) -> Path:
-        if self.mode == "file":
-            return self.work / ("grade_" + self.exercise.number)
-        return BUILD_DIR / ("grade_" + self.exercise.number + ("_solution" if self.mode == "solution" else ""))
+        folder = self.work if self.mode == "file" else BUILD_DIR
+        return folder / ("grade_" + self.exercise.number + ("_solution" if self.mode == "solution" else ""))
 
 
 def slug(text: str) -> str:
@@ -732,7 +729,7 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
 
 
 def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, float | None]:
-    floor = subject.exercise.floor
+    floor = subject.exercise.rules["floor"]  # the lowest speed ratio to the reference that passes
     best = None
     for attempt in range(SPEED_ATTEMPTS):
         if attempt:

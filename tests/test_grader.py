@@ -372,7 +372,7 @@ def test_the_kernels_run_at_the_timed_shape_must_be_the_files_own(launched, refe
     monkeypatch.setattr(grader, "disassemble", lambda *_: Compiled(code={90: {FLOAT2: []}}))
     monkeypatch.setattr(Path, "is_file", lambda self: True)  # the reference's object, "disassembled" above
     rules = {"floor": 0.8, "technique": [{"what": "w", "check": "no_local_memory", "function": function}]}
-    subject = grader.Subject(grader.Exercise("05", "05_float4", rules, 0.8), "tree", Path("x.cu"), "x")
+    subject = grader.Subject(grader.Exercise("05", "05_float4", rules), "tree", Path("x.cu"), "x")
     verdict = grader.check_launches(subject, "8192x8192", 30)
     status, *named = expected.split(" ", 1)
     assert verdict.status == status and all(n in verdict.why for n in named), verdict.why
