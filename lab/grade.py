@@ -555,7 +555,7 @@ def check_lines(ran: Ran) -> dict[str, tuple[str, str]]:
     return found
 
 
-def wrong_why(shape: str, detail: str, at: str = "") -> str:
+def wrong_why(shape: str, detail: str, at: str) -> str:
     """A FAIL line: a write outside the output says so first, as the harness words it."""
     if detail.startswith("wrote"):
         return f"{detail}{at} on {shape}"
@@ -621,7 +621,7 @@ def correctness(subject: Subject, others: list[Program], options: Options) -> Ve
     return Verdict("PASS", "; ".join([main.why] + notes), details)
 
 
-def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool = True) -> Verdict:
+def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool) -> Verdict:
     """One tool on the student's kernel; a wrong result under it is a race only if it was right without (`correct`)."""
     cmd = [find_tool("compute-sanitizer", "COMPUTE_SANITIZER"), "--tool", tool, *TOOL_OPTIONS.get(tool, []),
            "--error-exitcode", str(SANITIZER_EXIT), "--print-limit", "20",
@@ -908,11 +908,9 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
         if not args.csv.parent.is_dir():
             raise UsageError(f"no such directory for --csv: {args.csv.parent}")
     for path in files:
-        if not path.is_file():
-            raise UsageError(f"no such file: {path}")
         try:
             path.read_bytes()
-        except OSError as e:
+        except OSError as e:  # missing, a folder, or unreadable: strerror says which
             raise UsageError(f"cannot read {path}: {e.strerror}") from e
     return [Subject(exercises[0], "file", f, f.stem, WORK_DIR / f"{slug(f.stem)}-{number}") for f in files]
 
