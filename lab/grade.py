@@ -393,8 +393,7 @@ def disassemble(obj: Path, timeout: float) -> Compiled | None:
 
 
 def own_work(subject: Subject) -> Verdict:
-    """FAIL where the file's object calls what lab.compiled.ALLOWED_SYMBOLS (and the exercise's
-    "allow_symbols") do not allow, naming it: then some of the graded work is not the file's kernels'."""
+    """FAIL where the object calls what ALLOWED_SYMBOLS and "allow_symbols" do not: work not the file's kernels'."""
     nm = find_tool("nm", "NM")
     listed = run([nm, "--undefined-only", "--demangle", subject.obj], 60) if nm else None
     if listed is None or listed.rc != 0:
@@ -434,8 +433,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
 
 
 def run_ncu(ncu: str, options: list, program: Path, variant: str, shape: str, timeout: float) -> tuple[Ran, str]:
-    """One variant of a grader program at a shape under Nsight Compute: the run, and the `--csv --page raw`
-    table it logged ('' where it logged none)."""
+    """One variant at a shape under Nsight Compute: the run, and the raw CSV table it logged ('' if none)."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "ncu.csv"
         ran = run([ncu, "--csv", "--page", "raw", *options, "--log-file", log, program, "--check-only", "--variant",
@@ -481,8 +479,7 @@ def check_profile(subject: Subject, timeout: float) -> Verdict:
 
 
 def kernels_run(ncu: str, program: Path, variant: str, shape: str, timeout: float) -> list[str] | Verdict:
-    """The mangled names of the kernels that one variant of a grader program runs at a shape, as Nsight Compute
-    lists them, or a SKIP verdict saying why they could not be listed."""
+    """The mangled names of the kernels one variant runs at a shape (ncu), or a SKIP: why ncu gave no list."""
     ran, table = run_ncu(ncu, ["--print-kernel-base", "mangled", "--metrics", "gpu__time_duration.sum"], program,
                          variant, shape, timeout)
     if ran.rc != 0 or "==ERROR==" in table + ran.text:
@@ -722,10 +719,9 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
             # The machine was confirmed with the reference: a write outside `out` lands in their input.
             return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
                                    "write outside `out`?")
-    student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
     lines = [f"{k:<9} {rows[k]['median_ms']:9.4f} ms {rows[k]['gbps']:8} GB/s {rows[k]['pct_of_copy']:7} % of copy"
              for k in GRADED_KERNELS]
-    return reference / student, lines
+    return rows["reference"]["median_ms"] / rows["student"]["median_ms"], lines
 
 
 def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, float | None]:
