@@ -1,27 +1,22 @@
 """Draw every figure of the tutorial with matplotlib, into docs/img/.
 
     python3 -m lab.figures           draw everything into docs/img/
-    python3 -m lab.figures --check   draw into a temporary folder; exit 1 if a committed file differs
+    python3 -m lab.figures --check   draw, but write nothing; exit 1 if a committed file differs
 
-The write-ups' figures (fig-*.svg) are computed: a figure draws what a warp or block touches, as
-steps 09-13's own index functions say (tests/index_maps.cu plays them on the host into
-docs/img/index-maps.csv: `make figures` writes it), or as steps 01-08's index lines, repeated under
-"index arithmetic" with the kernel each mirrors (change both together). The plots (<gpu>-ladder,
-<gpu>-sizes) come from the float32 steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and
-no dates keep the files byte for byte the same.
+The write-ups' figures (fig-*.svg) draw what a warp or block touches, from the kernels' own index arithmetic
+(the notes under "index arithmetic" in lab/figures.py); the plots (<gpu>-ladder, <gpu>-sizes), from the float32
+steps' rows of docs/results/<gpu>.csv. A fixed SVG hash salt and no dates keep the files byte for byte the same.
 """
 
 from __future__ import annotations
 
 import colorsys
 import csv
-import filecmp
 import functools
+import io
 import itertools
 import math
 import sys
-import tempfile
-from pathlib import Path
 
 import matplotlib
 from matplotlib.collections import LineCollection
@@ -79,7 +74,8 @@ def plural(n, word):
 
 
 # ---------------------------------------------------------------- index arithmetic
-# Steps 01-08 index inside their kernels: each function below repeats the lines of the kernel it names.
+# Steps 01-08 index inside their kernels: each function below repeats the lines of the kernel it names (change both
+# together).
 # Steps 09-13 index in functions that tests/index_maps.cu plays on the host into docs/img/index-maps.csv
 # (make figures), which played() reads. Lanes: CUDA numbers a block's threads x-fastest,
 # tid = threadIdx.y * blockDim.x + threadIdx.x, and a warp is 32 consecutive tid.
@@ -193,10 +189,9 @@ class Canvas:
         self.text(MARGIN, 1.1, title, size=TITLE, weight="bold")
         self.y = 2.5
 
-    def text(self, x, y, string, size=TEXT, **style):
-        """Text centred vertically on y, in INK unless told."""
-        style.setdefault("color", INK)
-        self.ax.text(x, y, string, fontsize=size, va="center", **style)
+    def text(self, x, y, string, size=TEXT, color=INK, **style):
+        """Text centred vertically on y."""
+        self.ax.text(x, y, string, fontsize=size, va="center", color=color, **style)
 
     def label(self, x, y, string, **style):
         """A row's name, ending just left of the grid or strip at x."""
@@ -217,11 +212,11 @@ class Canvas:
         """The panel's conclusion, in green when good, red when not."""
         self.line(string, size=TEXT, weight="bold", color=GOOD if good else BAD, step=1.5)
 
-    def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL, **style):
+    def cell(self, x, y, w, h, fill, label=None, edge=GRID, size=SMALL):
         """A filled cell, its label centred in it."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=fill, edgecolor=edge, linewidth=0.6, clip_on=False))
         if label is not None:
-            self.text(x + w / 2, y + h / 2, label, size=size, ha="center", **style)
+            self.text(x + w / 2, y + h / 2, label, size=size, ha="center")
 
     def strip(self, label, fills, texts=(), w=1.0, h=None, x=X0, y=None, gap=0.0, size=SMALL, **style):
         """A row of cells at y (the cursor unless told), named on the left by label: the x of each cell's middle."""
@@ -232,11 +227,11 @@ class Canvas:
             self.cell(x + n * (w + gap), y, w, h, fill, text, size=size)
         return [x + n * (w + gap) + w / 2 for n in range(len(fills))]
 
-    def numbers(self, x, label, count, w=1.0):
-        """A row of column numbers 0 .. count - 1 above a grid at x, named by label on the left."""
-        self.label(x, self.y, label, color=MUTED)
+    def numbers(self, label, count, w=1.0):
+        """A row of column numbers 0 .. count - 1 above a grid at X0, named by label on the left."""
+        self.label(X0, self.y, label, color=MUTED)
         for n in range(count):
-            self.text(x + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
+            self.text(X0 + (n + 0.5) * w, self.y, str(n), size=SMALL, ha="center", color=MUTED)
         self.y += 0.6
 
     def grid(self, x, y, columns, rows, w=1.0, h=1.0):
@@ -246,7 +241,7 @@ class Canvas:
         down = [[(x + c * w, y), (x + c * w, y + rows * h)] for c in range(1, columns)]
         self.ax.add_collection(LineCollection(across + down, colors=GRID, linewidths=0.6))
 
-    def box(self, x, y, w, h, name, detail=(), onward=None):
+    def box(self, x, y, w, h, name, detail, onward):
         """A hardware unit: a box, its name in bold and a few muted lines under it; an arrow on, labelled onward."""
         self.ax.add_patch(Rectangle((x, y), w, h, facecolor=UNIT_FILL, edgecolor=INK, linewidth=1))
         self.text(x + 0.5, y + 0.8, name, weight="bold")
@@ -276,8 +271,6 @@ class Canvas:
 # ---------------------------------------------------------------- sectors: figures 01, 02, 05
 
 WORD = 0.8                      # a 4-byte word in a sector box; 8 words and a gap fill 8 units
-SECTOR_LEGEND = [(PALETTE[0], "a word used by the lane written in it (one colour per sector)"),
-                 (EMPTY, "a word no lane uses")]
 
 
 def sector_figure(title, lane_is, pairs, size, load, store):
@@ -308,7 +301,8 @@ def sector_figure(title, lane_is, pairs, size, load, store):
         useful, moved = size * WARP, len(sectors) * SECTOR
         use = "every byte is used" if useful == moved else f"{useful // len(sectors)} of every {SECTOR} bytes are used"
         c.verdict(f"{plural(len(sectors), 'sector')} for {useful} useful bytes: {use}", useful == moved)
-    return c.done(SECTOR_LEGEND, columns=2)
+    return c.done([(PALETTE[0], "a word used by the lane written in it (one colour per sector)"),
+                   (EMPTY, "a word no lane uses")], columns=2)
 
 
 def fig_01_sectors():
@@ -344,7 +338,7 @@ def bank_panel(c, heading, detail, served, width=1, verdict=None):
     groups = [group for group, _ in served]
     ways = max(groups.count(g) for g in set(groups))    # the wavefronts of the busiest lane group: n-way conflict
     c.heading(heading, detail)
-    c.numbers(X0, "bank group" if width > 1 else "bank", BANKS // width, width)
+    c.numbers("bank group" if width > 1 else "bank", BANKS // width, width)
     c.grid(X0, c.y, BANKS, len(served), h=ROW_H)
     for n, (group, row) in enumerate(served):
         y = c.y + n * ROW_H
@@ -555,15 +549,15 @@ def fig_11_sectors():
 def fig_12_swizzle():
     """Step 12: the TMA unit's 128-byte swizzle, and the bank groups one quarter-warp's reads hit."""
     c = Canvas("Step 12: the 128-byte swizzle of a TMA box, and one quarter-warp's reads")
-    cell, x = 1.4, X0
+    cell = 1.4
     c.line("One box row = 128 bytes = 8 chunks = the 32 banks once. In a cell: the chunk of in stored there "
            "(CU_TENSOR_MAP_SWIZZLE_128B).", color=MUTED, step=1.4)
-    c.numbers(x, "bank group", 8, cell)
+    c.numbers("bank group", 8, cell)
     quarter, place = played("tma_read"), played("tma_place")   # {(box row, chunk): the lane of 0-7 that reads it}
     for row, places in table("tma_place").items():
         chunks = sorted(range(len(places)), key=places.__getitem__)     # the chunk stored at each place
         fills = [PALETTE[quarter[(row, chunk)]] if (row, chunk) in quarter else EMPTY for chunk in chunks]
-        c.strip(f"row {row}", fills, map(str, chunks), cell, x=x, family="monospace")
+        c.strip(f"row {row}", fills, map(str, chunks), cell, family="monospace")
         c.y += cell
     groups = sorted(place[row_chunk] for row_chunk in quarter)
     c.y += 0.7
@@ -950,29 +944,23 @@ def drawings():
                 yield f"{gpu.slug}-{kind}", fig
 
 
-def draw_all(folder):
-    """Draw every figure and plot into folder as SVG, yielding the name of each file written."""
-    with matplotlib.rc_context(STYLE):
-        for stem, fig in drawings():
-            fig.savefig(folder / f"{stem}.svg", metadata=METADATA)
-            yield f"{stem}.svg"
-
-
 def main(argv=None) -> int:
     """Draw everything into docs/img/, or with --check say which committed file differs (exit 1)."""
     parser = machine.Parser(prog="python3 -m lab.figures", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="draw into a temporary folder; exit 1 if a file differs")
-    if not parser.parse_args(argv).check:
-        for name in draw_all(IMG):
-            print(f"wrote docs/img/{name}")
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        names = list(draw_all(Path(tmp)))
-        _, differ, missing = filecmp.cmpfiles(tmp, IMG, names, shallow=False)
-    problems = [f"docs/img/{name}: missing or out of date: python3 -m lab.figures draws it"
-                for name in differ + missing]
+    parser.add_argument("--check", action="store_true", help="draw, but write nothing; exit 1 if a file differs")
+    check, drawn, problems = parser.parse_args(argv).check, set(), []
+    with matplotlib.rc_context(STYLE):
+        for stem, fig in drawings():
+            path, svg = IMG / f"{stem}.svg", io.BytesIO()
+            fig.savefig(svg, format="svg", metadata=METADATA)
+            drawn.add(path)
+            if not check:
+                path.write_bytes(svg.getvalue())
+                print(f"wrote docs/img/{path.name}")
+            elif not path.is_file() or path.read_bytes() != svg.getvalue():
+                problems.append(f"docs/img/{path.name}: missing or out of date: python3 -m lab.figures draws it")
     problems += [f"docs/img/{path.name}: nothing in lab/figures.py draws it: delete it, or draw it there"
-                 for path in sorted(IMG.glob("*.svg")) if path.name not in names]
+                 for path in sorted(IMG.glob("*.svg")) if check and path not in drawn]
     for problem in problems:
         print(f"figures: {problem}", file=sys.stderr)
     return machine.EXIT_WRONG if problems else 0
