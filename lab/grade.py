@@ -257,6 +257,9 @@ def rules_problem(rules) -> str | None:
     floor = rules.get("floor")
     if not isinstance(floor, (int, float)) or not 0 < floor <= 10:
         return '"floor" must be a number above 0 (the lowest speed ratio to the reference)'
+    for key in ("technique", "profile", "allow_symbols", "sanitize_shapes", "grade_shapes"):
+        if not isinstance(rules.get(key, []), list):
+            return f'"{key}" must be a list'
     problems = [rule_problem(item) for item in rules.get("technique", [])]
     if any(problems):
         return next(filter(None, problems))
@@ -274,9 +277,11 @@ def rules_problem(rules) -> str | None:
             return 'a "profile" entry needs a "min" or a "max"'
     parameter = rules.get("parameter")
     if parameter is not None:
+        if not isinstance(parameter, dict):
+            return '"parameter" must be an object'
         if parameter.get("set_by") != "environment":
             return '"parameter"."set_by" must be "environment"'
-        if not parameter.get("name") or not parameter.get("values"):
+        if not parameter.get("name") or not isinstance(parameter.get("values"), list) or not parameter["values"]:
             return '"parameter" needs a "name" and a list of "values"'
     for key in ("sanitize_shapes", "grade_shapes"):
         for shape in rules.get(key, []):
