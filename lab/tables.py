@@ -637,19 +637,17 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defined_default))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
-    if missing := unmeasured(wide, wanted):
-        raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing}")
     names = [kernel_label(row) for _, row in wide.iterrows()]
-    return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"))
+    return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"),
+                    f"kernel of steps {','.join(steps)} at {shape}")
 
 
-def unmeasured(wide: pd.DataFrame, wanted: list[str]) -> str | None:
-    """The first metric wanted that no row of a kernels x metrics table has."""
-    return next((m for m in wanted if m not in wide or wide[m].isna().all()), None)
-
-
-def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str) -> str:
-    """A table of Nsight Compute metrics, a row per kernel (first column: names), and what each metric is."""
+def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str,
+             who: str) -> str:
+    """A table of Nsight Compute metrics, a row per kernel (first column: names), and what each metric is; an error
+    naming the first metric wanted that no row (no row of who) has."""
+    if missing := next((m for m in wanted if m not in wide or wide[m].isna().all()), None):
+        raise TemplateError(f"no {who} has the metric {missing}")
     body = [[name] + [fmt_metric(row[m]) for m in wanted] for name, row in wide.set_axis(names).iterrows()]
     legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
     return block(note, markdown([first] + [metric_label(m) for m in wanted], body),
@@ -662,11 +660,9 @@ def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) 
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
     rows = select(gpu, "peers-profile", at=str(shape))
     wide = rows.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last", sort=False)
-    if wide.empty or (missing := unmeasured(wide, wanted)):
-        raise TemplateError(f"no library at {shape} in {results.path(gpu, 'peers-profile').name} has the metric "
-                            f"{missing if not wide.empty else wanted[0]}")
     return counters(f"{shape.label()}, one kernel launch each, under Nsight Compute.", "library", list(wide.index),
-                    wide, wanted, source(gpu, "peers-profile"))
+                    wide, wanted, source(gpu, "peers-profile"),
+                    f"library at {shape} in {results.path(gpu, 'peers-profile').name}")
 
 
 # ------------------------------------------------------------- other libraries and the timing study
