@@ -693,32 +693,29 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
 def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) -> str:
     """Per shape (of shapes, if given) and GPU with a peers file of the element type: the tutorial's % of copy and
     the fastest peer that passed its check, with its own. A summary of the tables peers() shows whole."""
-    kind, columns, gpus, timed = results.peers_kind(known_dtype(dtype)), {}, [], set()
+    kind, columns, timed = results.peers_kind(known_dtype(dtype)), {}, set()
     wanted = set(shape_list(shapes)) if shapes else None
-    for g in results.gpus().itertuples():
-        if not results.path(g.slug, kind).is_file():
-            continue
-        gpus.append(g)
-        rows = load(g.slug, kind)
+    if not (gpus := measured(page, kind)):
+        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
+    for g in gpus:
+        rows = load(g["slug"], kind)
         timed |= {f"{t.version} {t.op}" for t in rows[rows["role"] == "tutorial"].itertuples()}
         for at, run in rows.groupby("at", sort=False):
             if wanted is not None and Shape.parse(at) not in wanted:
                 continue
             passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
             best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
-            columns.setdefault(at, {})[g.slug] = [
+            columns.setdefault(at, {})[g["slug"]] = [
                 fmt_pct(only(run[run["role"] == "tutorial"], f"the tutorial at {at}")["pct_of_copy"]),
                 "-" if best is None else f"{best['peer']} {fmt_pct(best['pct_of_copy'])}"]
-    if not gpus:
-        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
-    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g.slug, ["-", "-"])]
+    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g["slug"], ["-", "-"])]
             for at, by_gpu in columns.items()]
-    header = ["shape"] + [f"{g.name.removeprefix('NVIDIA ')} {what}" for g in gpus
+    header = ["shape"] + [f"{g['name'].removeprefix('NVIDIA ')} {what}" for g in gpus
                           for what in ("tutorial", "best peer")]
     note = (f"% of copy of the tutorial ({', '.join(sorted(timed))}) and of the fastest other library that passed "
             "its check, at each shape (make peers).")
     return block(note, markdown(header, body, words=("shape",) + tuple(h for h in header if "peer" in h)),
-                 *(source(g.slug, kind) for g in gpus))
+                 *(source(g["slug"], kind) for g in gpus))
 
 
 def timing(page: Page, gpu: str | None = None) -> str:
