@@ -300,8 +300,7 @@ def write_up(step: str) -> Path | None:
 
 
 def ladder(page: Page, shape: str, gpu: str | None = None, dtype: str = "float32") -> str:
-    """The default kernel of every step of one element type (dtype=float32 or bf16) at one shape, after the
-    baselines."""
+    """The baselines, then the default kernel of every step of one element type (dtype=) at one shape."""
     gpu, shape = gpu or page.gpu, shape_list(shape)[0]
     measured = select(gpu, at=str(shape))["step"].unique()
     steps = [step for step in machine.steps_of(known_dtype(dtype)) if step in measured]
@@ -418,9 +417,8 @@ LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000") 
 
 
 def trails_candidates(runs):
-    """A dispatch study's finding (runs: its table in lab.bench, the dispatch's two runs first, then its
-    candidates): the shapes where the dispatch, at the better of its runs, trails its best candidate by over a
-    point."""
+    """A dispatch study's finding (runs: its table in lab.bench, the dispatch's two runs first): where the dispatch
+    trails its best candidate by over a point."""
     names = [f"{program} {kernel}" for program, kernel, *_ in runs]
     return lambda frame: behind(frame, names[:2], names[2:], 1.0)
 
@@ -581,8 +579,7 @@ FINDINGS = {
 
 
 def finding(name: str, gpu: str) -> list[str] | None:
-    """What a finding lists on one GPU (shape labels, or kernels), or None where that GPU has no such results file, or
-    a file without the rows the finding compares."""
+    """What a finding lists on one GPU, or None where it lacks the results file or the rows the finding compares."""
     if name not in FINDINGS:
         raise TemplateError(f"no finding '{name}' (known: {', '.join(FINDINGS)})")
     _, kind, how = FINDINGS[name]
@@ -644,8 +641,7 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
 
 def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str,
              who: str) -> str:
-    """A table of Nsight Compute metrics, a row per kernel (first column: names), and what each metric is; an error
-    naming the first metric wanted that no row (no row of who) has."""
+    """A row per kernel (first column: names) of Nsight Compute metrics, what each is; an error if one is missing."""
     if missing := next((m for m in wanted if m not in wide or wide[m].isna().all()), None):
         raise TemplateError(f"no {who} has the metric {missing}")
     body = [[name] + [fmt_metric(row[m]) for m in wanted] for name, row in wide.set_axis(names).iterrows()]
@@ -734,8 +730,7 @@ def timing(page: Page, gpu: str | None = None) -> str:
 
 # ------------------------------------------------------------- the steps and the exercises
 def steps(page: Page) -> str:
-    """The list of steps: one row per steps/NN_name/ folder, its idea the title its program gives (--describe),
-    which is the one on the STEP_DEFINE line of its .cu file."""
+    """One row per steps/NN_name/ folder, its idea the title on the STEP_DEFINE line (as --describe gives it)."""
     body = []
     for step in machine.steps():
         folder, doc = next((ROOT / "steps").glob(f"{step}_*")), write_up(step)
