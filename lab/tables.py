@@ -177,8 +177,8 @@ def cells(row: pd.Series, *columns: str) -> list[str]:
     return [write[column](row[column]) for column in columns]
 
 
-def markdown(header: list[str], body: list[list[str]], words=("kernel", "library", "op", "check", "step", "idea",
-                                                                 "write-up", "exercise")) -> str:
+def markdown(header: list[str], body: list[list[str]],
+             words=("kernel", "library", "op", "check", "idea", "write-up")) -> str:
     """A Markdown table: the first column and the columns of words left-aligned, those of numbers right-aligned."""
     align = ["---"] + ["---" if h in words else "--:" for h in header[1:]]
     return "\n".join("| " + " | ".join(row) + " |" for row in [header, align, *body])
