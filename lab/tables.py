@@ -219,17 +219,10 @@ def shape_list(text: str | None) -> list[Shape]:
 # ------------------------------------------------------------- step tables
 # How the tables name the baselines (display only: the role column says which rows they are). The
 # cuBLAS row of a bf16 step times cuBLASLt's transform: cuBLAS has no bf16 geam (common/baselines.h).
-DISPLAY_NAMES = {"memcpy": "cudaMemcpy D2D", "copy_kernel": "copy kernel", "cublas": "cuBLAS cublasSgeam"}
-LIBRARY_NAMES = {"float32": DISPLAY_NAMES["cublas"], "bf16": "cuBLASLt cublasLtMatrixTransform"}
+DISPLAY_NAMES = {"memcpy": "cudaMemcpy D2D", "copy_kernel": "copy kernel"}
+LIBRARY_NAMES = {"float32": "cuBLAS cublasSgeam", "bf16": "cuBLASLt cublasLtMatrixTransform"}
 MEASURED = ("median_ms", "gbps", "pct_of_copy", "vs_cublas", "check")
 MEASURED_HEADER = ["median ms", "GB/s", "% of copy", "vs cuBLAS", "check"]
-
-
-def display_name(row: pd.Series) -> str:
-    """How the tables name a baseline row of a step's run."""
-    if row["kernel"] == "cublas":
-        return LIBRARY_NAMES[dtype_of(row["step"])]
-    return DISPLAY_NAMES.get(row["kernel"], row["kernel"])
 
 
 def kernel_label(row: pd.Series) -> str:
@@ -238,8 +231,8 @@ def kernel_label(row: pd.Series) -> str:
     step, kernel, default = row["step"], row["kernel"], defined_default(row["step"])
     if row["role"] == "bound":
         return f"{step} {default} (--variant {kernel}: a bound)"
-    if row["role"] != "kernel":
-        return display_name(row)
+    if row["role"] != "kernel":  # a baseline
+        return LIBRARY_NAMES[dtype_of(step)] if kernel == "cublas" else DISPLAY_NAMES.get(kernel, kernel)
     return f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel})"
 
 
@@ -253,7 +246,7 @@ def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
     """The copy bound and cuBLAS of one run of the sweep (every run times both)."""
     best, blas = copy_bound(run), library(run)
     return [[first_cell, f"copy bound ({best['kernel']})"] + cells(best, *MEASURED),
-            [first_cell, display_name(blas)] + cells(blas, *MEASURED)]
+            [first_cell, kernel_label(blas)] + cells(blas, *MEASURED)]
 
 
 def table(page: Page, steps: str, shapes: str) -> str:
