@@ -365,8 +365,7 @@ STATUS = {True: "met", False: "**missed**"}
 
 
 def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None, note: str = "yes") -> str:
-    """Each criterion of a bar against the step's default kernel, beside the best kernel at that shape (note="no":
-    without the note on the columns)."""
+    """Each criterion of a bar against the step's default kernel, beside the best kernel there (note="no": no note)."""
     gpu, step = gpu or page.gpu, step_list(step)[0]
     if criteria not in BARS:
         raise TemplateError(f"unknown bar criteria={criteria} (known: {', '.join(BARS)})")
@@ -478,8 +477,7 @@ def missed(frame: pd.DataFrame, step: str, bar: str, others=(), roles=("bound",)
 
 
 def busy_as_copy(frame: pd.DataFrame, shape: Shape, names) -> list[str]:
-    """The kernels named under which, at shape, DRAM is active for no smaller share of the cycles than under the
-    copy kernel (a profile: the metric dram_active_fraction)."""
+    """The kernels named whose dram_active_fraction (a profile's) at shape is no smaller than the copy kernel's."""
     at = frame[(frame["rows"] == shape.rows) & (frame["cols"] == shape.cols) & (frame["offset"] == shape.offset)
                & (frame["metric"] == "dram_active_fraction")]
     share = dict(zip(at["step"] + " " + at["kernel"], pd.to_numeric(at["value"]), strict=True))
@@ -644,8 +642,7 @@ def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted
 
 
 def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) -> str:
-    """The tutorial and the other libraries x Nsight Compute metrics at one shape, from <gpu>-peers-profile.csv
-    (`make peers-profile`: the peers rows of lab/profile_plan.csv)."""
+    """The tutorial and the other libraries x Nsight Compute metrics at one shape (`make peers-profile`)."""
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
     rows = select(gpu, "peers-profile", at=str(shape))
     wide = rows.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last", sort=False)
