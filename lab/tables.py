@@ -160,6 +160,8 @@ def fmt_ms(value: float) -> str:
 
 fmt_gbps, fmt_pct = formatter("{:.0f}".format), formatter("{:.1f} %".format)
 fmt_ratio, fmt_ratio3 = formatter("{:.2f}x".format), formatter("{:.3f}x".format)
+CELLS = {"median_ms": fmt_ms, "gbps": fmt_gbps, "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio,
+         "vs_tutorial": fmt_ratio, "check": formatter(str)}  # how the tables write each measured column
 
 
 @formatter
@@ -172,9 +174,7 @@ def fmt_metric(value: float) -> str:
 
 def cells(row: pd.Series, *columns: str) -> list[str]:
     """Some measured columns of a row, as the tables write them."""
-    write = {"median_ms": fmt_ms, "gbps": fmt_gbps, "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio,
-             "vs_tutorial": fmt_ratio, "check": formatter(str)}
-    return [write[column](row[column]) for column in columns]
+    return [CELLS[column](row[column]) for column in columns]
 
 
 def markdown(header: list[str], body: list[list[str]],
@@ -840,9 +840,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
         run = the_run(gpu, step_list(step)[0], at)
         special = {"copy_bound": copy_bound, "cublas": library, None: default_kernel}
         row = special[kernel](run) if kernel in special else only(run[run["kernel"] == kernel], what)
-    # How a sentence writes each column value() can quote.
-    quoted = {"median_ms": fmt_ms, "gbps": formatter("{:,.0f}".format), "pct_of_copy": fmt_pct,
-              "vs_cublas": fmt_ratio, "vs_tutorial": fmt_ratio}
+    quoted = {**CELLS, "gbps": formatter("{:,.0f}".format)}  # a sentence writes GB/s with a thousands separator
     if col not in quoted or col not in row:
         raise TemplateError(f"col= takes {', '.join(c for c in quoted if c in row)}")
     if pd.isna(row[col]):
