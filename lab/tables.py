@@ -876,10 +876,8 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
                 top = top.loc[top["pct_of_copy"].idxmax()]
                 best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
         body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], ours, best])
-    notes = [source(gpu, "permute")] + ([source(gpu, peers_kind)] if others is not None else [])
-    return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers",
-                           "best peer"], body),
-                 *notes)
+    header = ["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers", "best peer"]
+    return block(markdown(header, body), source(gpu, "permute"), source(gpu, peers_kind) if others is not None else "")
 
 
 FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, peers_best, timing, steps, expected,
