@@ -434,13 +434,13 @@ def measured_rows(found: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
     return found
 
 
-def slower(frame: pd.DataFrame, ours, others, margin: float = SAME_KERNEL) -> list[Shape]:
-    """Where ours is slower than the fastest of others by more than margin in both its fastest and its median run, or
+def slower(frame: pd.DataFrame, ours, others) -> list[Shape]:
+    """Where ours is slower than the fastest of others by over SAME_KERNEL in both its fastest and its median run, or
     was not timed. A wrong pick is slower in both; one lucky fast run of the other program, in one."""
     columns = ["min_ms", "median_ms"]
     theirs = measured_rows(by_shape(frame, others, columns, "min"))
     mine = by_shape(frame, ours, columns, "min").reindex(theirs.index)
-    return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * margin).all()]
+    return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * SAME_KERNEL).all()]
 
 
 def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape: True) -> list[Shape]:
@@ -453,7 +453,7 @@ def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape
     return [s for s, row in both.iterrows() if row["mine"] < row["theirs"] - margin]
 
 
-def reaching(frame: pd.DataFrame, names, least: float, where=lambda shape: True) -> list[Shape]:
+def reaching(frame: pd.DataFrame, names, least: float, where) -> list[Shape]:
     """The shapes (where where(shape)) at which the best % of copy of the kernels named is at least least."""
     best = measured_rows(by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"])
     return [s for s, pct in best.items() if where(s) and pct >= least]
@@ -485,12 +485,12 @@ def busy_as_copy(frame: pd.DataFrame, shape: Shape, names) -> list[str]:
     return [name for name in names if share[name] >= copy]
 
 
-def peers_ahead(frame: pd.DataFrame, margin: float = 1.0) -> list[str]:
-    """'peer at SHAPE' of each peer (checked PASS) more than margin points of copy ahead of the tutorial there."""
+def peers_ahead(frame: pd.DataFrame) -> list[str]:
+    """'peer at SHAPE' of each peer (checked PASS) more than a point of copy ahead of the tutorial there."""
     passed = frame[frame["check"] == "PASS"]
     ours = {(r.rows, r.cols): r.pct_of_copy for r in passed[passed["role"] == "tutorial"].itertuples()}
     return [f"{r.peer} at {Shape(r.rows, r.cols).label()}" for r in passed[passed["role"] == "peer"].itertuples()
-            if (r.rows, r.cols) in ours and r.pct_of_copy > ours[(r.rows, r.cols)] + margin]
+            if (r.rows, r.cols) in ours and r.pct_of_copy > ours[(r.rows, r.cols)] + 1]
 
 
 def off_256(shape: Shape) -> bool:
