@@ -160,6 +160,8 @@ def fmt_ms(value: float) -> str:
 
 fmt_gbps, fmt_pct = formatter("{:.0f}".format), formatter("{:.1f} %".format)
 fmt_ratio, fmt_ratio3 = formatter("{:.2f}x".format), formatter("{:.3f}x".format)
+CELLS = {"median_ms": fmt_ms, "gbps": fmt_gbps, "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio,
+         "vs_tutorial": fmt_ratio, "check": formatter(str)}  # how the tables write each measured column
 
 
 @formatter
@@ -172,13 +174,11 @@ def fmt_metric(value: float) -> str:
 
 def cells(row: pd.Series, *columns: str) -> list[str]:
     """Some measured columns of a row, as the tables write them."""
-    write = {"median_ms": fmt_ms, "gbps": fmt_gbps, "pct_of_copy": fmt_pct, "vs_cublas": fmt_ratio,
-             "vs_tutorial": fmt_ratio, "check": formatter(str)}
-    return [write[column](row[column]) for column in columns]
+    return [CELLS[column](row[column]) for column in columns]
 
 
-def markdown(header: list[str], body: list[list[str]], words=("kernel", "library", "op", "check", "step", "idea",
-                                                                 "write-up", "exercise")) -> str:
+def markdown(header: list[str], body: list[list[str]],
+             words=("kernel", "library", "op", "check", "idea", "write-up")) -> str:
     """A Markdown table: the first column and the columns of words left-aligned, those of numbers right-aligned."""
     align = ["---"] + ["---" if h in words else "--:" for h in header[1:]]
     return "\n".join("| " + " | ".join(row) + " |" for row in [header, align, *body])
@@ -219,17 +219,10 @@ def shape_list(text: str | None) -> list[Shape]:
 # ------------------------------------------------------------- step tables
 # How the tables name the baselines (display only: the role column says which rows they are). The
 # cuBLAS row of a bf16 step times cuBLASLt's transform: cuBLAS has no bf16 geam (common/baselines.h).
-DISPLAY_NAMES = {"memcpy": "cudaMemcpy D2D", "copy_kernel": "copy kernel", "cublas": "cuBLAS cublasSgeam"}
-LIBRARY_NAMES = {"float32": DISPLAY_NAMES["cublas"], "bf16": "cuBLASLt cublasLtMatrixTransform"}
+DISPLAY_NAMES = {"memcpy": "cudaMemcpy D2D", "copy_kernel": "copy kernel"}
+LIBRARY_NAMES = {"float32": "cuBLAS cublasSgeam", "bf16": "cuBLASLt cublasLtMatrixTransform"}
 MEASURED = ("median_ms", "gbps", "pct_of_copy", "vs_cublas", "check")
 MEASURED_HEADER = ["median ms", "GB/s", "% of copy", "vs cuBLAS", "check"]
-
-
-def display_name(row: pd.Series) -> str:
-    """How the tables name a baseline row of a step's run."""
-    if row["kernel"] == "cublas":
-        return LIBRARY_NAMES[dtype_of(row["step"])]
-    return DISPLAY_NAMES.get(row["kernel"], row["kernel"])
 
 
 def kernel_label(row: pd.Series) -> str:
@@ -238,8 +231,8 @@ def kernel_label(row: pd.Series) -> str:
     step, kernel, default = row["step"], row["kernel"], defined_default(row["step"])
     if row["role"] == "bound":
         return f"{step} {default} (--variant {kernel}: a bound)"
-    if row["role"] != "kernel":
-        return display_name(row)
+    if row["role"] != "kernel":  # a baseline
+        return LIBRARY_NAMES[dtype_of(step)] if kernel == "cublas" else DISPLAY_NAMES.get(kernel, kernel)
     return f"{step} {kernel}" if kernel == default else f"{step} {default} (--variant {kernel})"
 
 
@@ -253,7 +246,7 @@ def baseline_rows(run: pd.DataFrame, first_cell: str) -> list[list[str]]:
     """The copy bound and cuBLAS of one run of the sweep (every run times both)."""
     best, blas = copy_bound(run), library(run)
     return [[first_cell, f"copy bound ({best['kernel']})"] + cells(best, *MEASURED),
-            [first_cell, display_name(blas)] + cells(blas, *MEASURED)]
+            [first_cell, kernel_label(blas)] + cells(blas, *MEASURED)]
 
 
 def table(page: Page, steps: str, shapes: str) -> str:
@@ -300,8 +293,7 @@ def write_up(step: str) -> Path | None:
 
 
 def ladder(page: Page, shape: str, gpu: str | None = None, dtype: str = "float32") -> str:
-    """The default kernel of every step of one element type (dtype=float32 or bf16) at one shape, after the
-    baselines."""
+    """The baselines, then the default kernel of every step of one element type (dtype=) at one shape."""
     gpu, shape = gpu or page.gpu, shape_list(shape)[0]
     measured = select(gpu, at=str(shape))["step"].unique()
     steps = [step for step in machine.steps_of(known_dtype(dtype)) if step in measured]
@@ -373,8 +365,7 @@ STATUS = {True: "met", False: "**missed**"}
 
 
 def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None, note: str = "yes") -> str:
-    """Each criterion of a bar against the step's default kernel, beside the best kernel at that shape (note="no":
-    without the note on the columns)."""
+    """Each criterion of a bar against the step's default kernel, beside the best kernel there (note="no": no note)."""
     gpu, step = gpu or page.gpu, step_list(step)[0]
     if criteria not in BARS:
         raise TemplateError(f"unknown bar criteria={criteria} (known: {', '.join(BARS)})")
@@ -418,9 +409,8 @@ LARGE = shape_list("32768x32768,16384x16384,20000x20000,3000x50000,50000x3000") 
 
 
 def trails_candidates(runs):
-    """A dispatch study's finding (runs: its table in lab.bench, the dispatch's two runs first, then its
-    candidates): the shapes where the dispatch, at the better of its runs, trails its best candidate by over a
-    point."""
+    """A dispatch study's finding (runs: its table in lab.bench, the dispatch's two runs first): where the dispatch
+    trails its best candidate by over a point."""
     names = [f"{program} {kernel}" for program, kernel, *_ in runs]
     return lambda frame: behind(frame, names[:2], names[2:], 1.0)
 
@@ -444,13 +434,13 @@ def measured_rows(found: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
     return found
 
 
-def slower(frame: pd.DataFrame, ours, others, margin: float = SAME_KERNEL) -> list[Shape]:
-    """Where ours is slower than the fastest of others by more than margin in both its fastest and its median run, or
+def slower(frame: pd.DataFrame, ours, others) -> list[Shape]:
+    """Where ours is slower than the fastest of others by over SAME_KERNEL in both its fastest and its median run, or
     was not timed. A wrong pick is slower in both; one lucky fast run of the other program, in one."""
     columns = ["min_ms", "median_ms"]
     theirs = measured_rows(by_shape(frame, others, columns, "min"))
     mine = by_shape(frame, ours, columns, "min").reindex(theirs.index)
-    return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * margin).all()]
+    return [s for s in theirs.index if mine.loc[s].isna().any() or (mine.loc[s] > theirs.loc[s] * SAME_KERNEL).all()]
 
 
 def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape: True) -> list[Shape]:
@@ -463,7 +453,7 @@ def behind(frame: pd.DataFrame, ours, others, margin: float, shapes=lambda shape
     return [s for s, row in both.iterrows() if row["mine"] < row["theirs"] - margin]
 
 
-def reaching(frame: pd.DataFrame, names, least: float, where=lambda shape: True) -> list[Shape]:
+def reaching(frame: pd.DataFrame, names, least: float, where) -> list[Shape]:
     """The shapes (where where(shape)) at which the best % of copy of the kernels named is at least least."""
     best = measured_rows(by_shape(frame, names, ["pct_of_copy"], "max")["pct_of_copy"])
     return [s for s, pct in best.items() if where(s) and pct >= least]
@@ -487,8 +477,7 @@ def missed(frame: pd.DataFrame, step: str, bar: str, others=(), roles=("bound",)
 
 
 def busy_as_copy(frame: pd.DataFrame, shape: Shape, names) -> list[str]:
-    """The kernels named under which, at shape, DRAM is active for no smaller share of the cycles than under the
-    copy kernel (a profile: the metric dram_active_fraction)."""
+    """The kernels named whose dram_active_fraction (a profile's) at shape is no smaller than the copy kernel's."""
     at = frame[(frame["rows"] == shape.rows) & (frame["cols"] == shape.cols) & (frame["offset"] == shape.offset)
                & (frame["metric"] == "dram_active_fraction")]
     share = dict(zip(at["step"] + " " + at["kernel"], pd.to_numeric(at["value"]), strict=True))
@@ -496,12 +485,12 @@ def busy_as_copy(frame: pd.DataFrame, shape: Shape, names) -> list[str]:
     return [name for name in names if share[name] >= copy]
 
 
-def peers_ahead(frame: pd.DataFrame, margin: float = 1.0) -> list[str]:
-    """'peer at SHAPE' of each peer (checked PASS) more than margin points of copy ahead of the tutorial there."""
+def peers_ahead(frame: pd.DataFrame) -> list[str]:
+    """'peer at SHAPE' of each peer (checked PASS) more than a point of copy ahead of the tutorial there."""
     passed = frame[frame["check"] == "PASS"]
     ours = {(r.rows, r.cols): r.pct_of_copy for r in passed[passed["role"] == "tutorial"].itertuples()}
     return [f"{r.peer} at {Shape(r.rows, r.cols).label()}" for r in passed[passed["role"] == "peer"].itertuples()
-            if (r.rows, r.cols) in ours and r.pct_of_copy > ours[(r.rows, r.cols)] + margin]
+            if (r.rows, r.cols) in ours and r.pct_of_copy > ours[(r.rows, r.cols)] + 1]
 
 
 def off_256(shape: Shape) -> bool:
@@ -581,8 +570,7 @@ FINDINGS = {
 
 
 def finding(name: str, gpu: str) -> list[str] | None:
-    """What a finding lists on one GPU (shape labels, or kernels), or None where that GPU has no such results file, or
-    a file without the rows the finding compares."""
+    """What a finding lists on one GPU, or None where it lacks the results file or the rows the finding compares."""
     if name not in FINDINGS:
         raise TemplateError(f"no finding '{name}' (known: {', '.join(FINDINGS)})")
     _, kind, how = FINDINGS[name]
@@ -637,19 +625,16 @@ def profile(page: Page, shape: str, metrics: str, steps: str, variant: str | Non
     wide = wide.assign(position=wide["step"].map(steps.index), baseline=wide["role"] != "kernel",
                        variant=wide["kernel"] != wide["step"].map(defined_default))
     wide = wide.sort_values(["position", "baseline", "variant"], kind="stable")
-    if missing := unmeasured(wide, wanted):
-        raise TemplateError(f"no kernel of steps {','.join(steps)} at {shape} has the metric {missing}")
     names = [kernel_label(row) for _, row in wide.iterrows()]
-    return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"))
+    return counters(f"{shape.label()}, one kernel launch each.", "kernel", names, wide, wanted, source(gpu, "profile"),
+                    f"kernel of steps {','.join(steps)} at {shape}")
 
 
-def unmeasured(wide: pd.DataFrame, wanted: list[str]) -> str | None:
-    """The first metric wanted that no row of a kernels x metrics table has."""
-    return next((m for m in wanted if m not in wide or wide[m].isna().all()), None)
-
-
-def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str) -> str:
-    """A table of Nsight Compute metrics, a row per kernel (first column: names), and what each metric is."""
+def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted: list[str], under: str,
+             who: str) -> str:
+    """A row per kernel (first column: names) of Nsight Compute metrics, what each is; an error if one is missing."""
+    if missing := next((m for m in wanted if m not in wide or wide[m].isna().all()), None):
+        raise TemplateError(f"no {who} has the metric {missing}")
     body = [[name] + [fmt_metric(row[m]) for m in wanted] for name, row in wide.set_axis(names).iterrows()]
     legend = "; ".join(f"{metric_label(m)} = {explain(m)}" for m in wanted if metric_label(m) != m)
     return block(note, markdown([first] + [metric_label(m) for m in wanted], body),
@@ -657,16 +642,13 @@ def counters(note: str, first: str, names: list[str], wide: pd.DataFrame, wanted
 
 
 def peers_profile(page: Page, shape: str, metrics: str, gpu: str | None = None) -> str:
-    """The tutorial and the other libraries x Nsight Compute metrics at one shape, from <gpu>-peers-profile.csv
-    (`make peers-profile`: the peers rows of lab/profile_plan.csv)."""
+    """The tutorial and the other libraries x Nsight Compute metrics at one shape (`make peers-profile`)."""
     gpu, shape, wanted = gpu or page.gpu, shape_list(shape)[0], split(metrics)
     rows = select(gpu, "peers-profile", at=str(shape))
     wide = rows.pivot_table(index="kernel", columns="metric", values="value", aggfunc="last", sort=False)
-    if wide.empty or (missing := unmeasured(wide, wanted)):
-        raise TemplateError(f"no library at {shape} in {results.path(gpu, 'peers-profile').name} has the metric "
-                            f"{missing if not wide.empty else wanted[0]}")
     return counters(f"{shape.label()}, one kernel launch each, under Nsight Compute.", "library", list(wide.index),
-                    wide, wanted, source(gpu, "peers-profile"))
+                    wide, wanted, source(gpu, "peers-profile"),
+                    f"library at {shape} in {results.path(gpu, 'peers-profile').name}")
 
 
 # ------------------------------------------------------------- other libraries and the timing study
@@ -697,32 +679,29 @@ def peers(page: Page, gpu: str | None = None, dtype: str = "float32") -> str:
 def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) -> str:
     """Per shape (of shapes, if given) and GPU with a peers file of the element type: the tutorial's % of copy and
     the fastest peer that passed its check, with its own. A summary of the tables peers() shows whole."""
-    kind, columns, gpus, timed = results.peers_kind(known_dtype(dtype)), {}, [], set()
+    kind, columns, timed = results.peers_kind(known_dtype(dtype)), {}, set()
     wanted = set(shape_list(shapes)) if shapes else None
-    for g in results.gpus().itertuples():
-        if not results.path(g.slug, kind).is_file():
-            continue
-        gpus.append(g)
-        rows = load(g.slug, kind)
+    if not (gpus := measured(page, kind)):
+        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
+    for g in gpus:
+        rows = load(g["slug"], kind)
         timed |= {f"{t.version} {t.op}" for t in rows[rows["role"] == "tutorial"].itertuples()}
         for at, run in rows.groupby("at", sort=False):
             if wanted is not None and Shape.parse(at) not in wanted:
                 continue
             passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
             best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
-            columns.setdefault(at, {})[g.slug] = [
+            columns.setdefault(at, {})[g["slug"]] = [
                 fmt_pct(only(run[run["role"] == "tutorial"], f"the tutorial at {at}")["pct_of_copy"]),
                 "-" if best is None else f"{best['peer']} {fmt_pct(best['pct_of_copy'])}"]
-    if not gpus:
-        raise TemplateError(f"no GPU has a {results.path('GPU', kind).name}")
-    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g.slug, ["-", "-"])]
+    body = [[Shape.parse(at).label()] + [cell for g in gpus for cell in by_gpu.get(g["slug"], ["-", "-"])]
             for at, by_gpu in columns.items()]
-    header = ["shape"] + [f"{g.name.removeprefix('NVIDIA ')} {what}" for g in gpus
+    header = ["shape"] + [f"{g['name'].removeprefix('NVIDIA ')} {what}" for g in gpus
                           for what in ("tutorial", "best peer")]
     note = (f"% of copy of the tutorial ({', '.join(sorted(timed))}) and of the fastest other library that passed "
             "its check, at each shape (make peers).")
     return block(note, markdown(header, body, words=("shape",) + tuple(h for h in header if "peer" in h)),
-                 *(source(g.slug, kind) for g in gpus))
+                 *(source(g["slug"], kind) for g in gpus))
 
 
 def timing(page: Page, gpu: str | None = None) -> str:
@@ -741,8 +720,7 @@ def timing(page: Page, gpu: str | None = None) -> str:
 
 # ------------------------------------------------------------- the steps and the exercises
 def steps(page: Page) -> str:
-    """The list of steps: one row per steps/NN_name/ folder, its idea the title its program gives (--describe),
-    which is the one on the STEP_DEFINE line of its .cu file."""
+    """One row per steps/NN_name/ folder, its idea the title on the STEP_DEFINE line (as --describe gives it)."""
     body = []
     for step in machine.steps():
         folder, doc = next((ROOT / "steps").glob(f"{step}_*")), write_up(step)
@@ -862,9 +840,7 @@ def value(page: Page, shape: str | None = None, col: str | None = None, step: st
         run = the_run(gpu, step_list(step)[0], at)
         special = {"copy_bound": copy_bound, "cublas": library, None: default_kernel}
         row = special[kernel](run) if kernel in special else only(run[run["kernel"] == kernel], what)
-    # How a sentence writes each column value() can quote.
-    quoted = {"median_ms": fmt_ms, "gbps": formatter("{:,.0f}".format), "pct_of_copy": fmt_pct,
-              "vs_cublas": fmt_ratio, "vs_tutorial": fmt_ratio}
+    quoted = {**CELLS, "gbps": formatter("{:,.0f}".format)}  # a sentence writes GB/s with a thousands separator
     if col not in quoted or col not in row:
         raise TemplateError(f"col= takes {', '.join(c for c in quoted if c in row)}")
     if pd.isna(row[col]):
@@ -900,10 +876,8 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
                 top = top.loc[top["pct_of_copy"].idxmax()]
                 best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
         body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], ours, best])
-    notes = [source(gpu, "permute")] + ([source(gpu, peers_kind)] if others is not None else [])
-    return block(markdown(["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers",
-                           "best peer"], body),
-                 *notes)
+    header = ["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers", "best peer"]
+    return block(markdown(header, body), source(gpu, "permute"), source(gpu, peers_kind) if others is not None else "")
 
 
 FUNCTIONS = (table, compact, gaps, profile, peers_profile, ladder, bar, peers, peers_best, timing, steps, expected,
