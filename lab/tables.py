@@ -75,6 +75,13 @@ def only(rows: pd.DataFrame, what: str) -> pd.Series:
     return rows.iloc[0]
 
 
+def fastest_peer(rows: pd.DataFrame) -> pd.Series | None:
+    """The peer row that passed its check with the highest % of copy, a tie going to the first name; None if none.
+    One rule for every page, so that two pages never name different peers for the same run."""
+    passed = rows[(rows["role"] == "peer") & (rows["check"] == "PASS")].dropna(subset=["pct_of_copy"])
+    return None if passed.empty else passed.sort_values(["pct_of_copy", "peer"], ascending=[False, True]).iloc[0]
+
+
 def shown(file: Path) -> str:
     """How a page names a results file: from the repository (docs/results/NAME for a copy of the folder)."""
     return (file.relative_to(ROOT) if file.is_relative_to(ROOT) else Path("docs/results", file.name)).as_posix()
@@ -388,9 +395,9 @@ def bar(page: Page, step: str, criteria: str = "step10", gpu: str | None = None,
                  "at the shapes it measures.")
         for shape in dict.fromkeys(shape for criterion in goal["criteria"] for shape in criterion[0]):
             rows = select(gpu, results.peers_kind(dtype_of(step)), at=str(shape)).dropna(subset=["pct_of_copy"])
-            ours, theirs = rows[rows["role"] == "tutorial"]["pct_of_copy"], rows[rows["role"] == "peer"]
-            if len(ours) and len(theirs):
-                best, peer = max(zip(theirs["pct_of_copy"], theirs["peer"], strict=True))
+            ours, top = rows[rows["role"] == "tutorial"]["pct_of_copy"], fastest_peer(rows)
+            if len(ours) and top is not None:
+                best, peer = top["pct_of_copy"], top["peer"]
                 body.append([shape.label(), f"no peer ahead by more than {margin:g} point",
                              f"{peer} {best:.1f} % against {ours.iloc[0]:.1f} %",
                              STATUS[best - ours.iloc[0] <= margin], "-"])
@@ -689,8 +696,7 @@ def peers_best(page: Page, dtype: str = "float32", shapes: str | None = None) ->
         for at, run in rows.groupby("at", sort=False):
             if wanted is not None and Shape.parse(at) not in wanted:
                 continue
-            passed = run[(run["role"] == "peer") & (run["check"] == "PASS")]
-            best = passed.loc[passed["pct_of_copy"].idxmax()] if len(passed) else None
+            best = fastest_peer(run)
             columns.setdefault(at, {})[g["slug"]] = [
                 fmt_pct(only(run[run["role"] == "tutorial"], f"the tutorial at {at}")["pct_of_copy"]),
                 "-" if best is None else f"{best['peer']} {fmt_pct(best['pct_of_copy'])}"]
@@ -872,8 +878,7 @@ def permute(page: Page, dtype: str = "f32", gpu: str | None = None, counter: str
         if others is not None:  # step 15 and the peers in one run: the ratio to compare
             same = others[(others["dims"] == dims) & (others["perm"] == perm)].dropna(subset=["pct_of_copy"])
             ours = fmt_pct(same.loc[same["role"] == "tutorial", "pct_of_copy"].max())
-            if not (top := same[same["role"] == "peer"]).empty:
-                top = top.loc[top["pct_of_copy"].idxmax()]
+            if (top := fastest_peer(same)) is not None:
                 best = f"{top['peer']} {fmt_pct(top['pct_of_copy'])}"
         body.append([f"[{dims.replace('x', ', ')}] ({perm})", pct["permute"], pct["naive"], ours, best])
     header = ["tensor (perm)", "step 15, % of copy", "naive control", "step 15 beside the peers", "best peer"]
