@@ -93,8 +93,8 @@ def source(gpu: str, kind: str = "bench") -> str:
     file, first = (results.path(gpu, kind) if gpu else REFERENCE_CSV), load(gpu, kind).iloc[0]
     if kind == "reference-timings":
         return f"*Source: {shown(file)} ({first['gpu']}, {first['date']}).*"
-    envs = [env for env in (file.with_name(f"{file.stem}-env.txt"), file.with_name(f"{gpu}-env.txt")) if env.is_file()]
-    pairs = [line.partition(":") for line in (envs[0].read_text().splitlines() if envs else [])]
+    env_file = file.with_name(f"{file.stem}-env.txt")   # its own: another file's date would be a wrong one
+    pairs = [line.partition(":") for line in (env_file.read_text().splitlines() if env_file.is_file() else [])]
     env = {key.strip(): value.strip() for key, sep, value in pairs if sep}
     when = f", last written {env['date_utc']} UTC" if "date_utc" in env else ""
     return f"*Source: {shown(file)} ({env.get('gpu') or first['gpu']}{when}).*"
