@@ -129,10 +129,12 @@ FLUSHES = ("write", "read")  # the old method first
 
 
 # Step 15's tensors: the permutes of ML code (attention's head split and merge, K transposed, NCHW to NHWC), a
-# reversal, odd sizes, a rank-5 case, and 4,096 matrices of 64 x 64; each in both element types.
+# reversal, odd sizes, a rank-5 case, 4,096 matrices of 64 x 64, and batches of matrices a tile would leave mostly
+# empty, 3 x 4 and 16 x 16; each in both element types.
 PERMUTE_TENSORS = (("8,4096,32,128", "0,2,1,3"), ("8,32,4096,128", "0,2,1,3"), ("64,2048,2048", "0,2,1"),
                    ("32,256,56,56", "0,2,3,1"), ("96,100,200", "2,1,0"), ("7,1000,13,77", "0,2,1,3"),
-                   ("16,64,32,16,64", "0,3,1,4,2"), ("4096,64,64", "0,2,1"))
+                   ("16,64,32,16,64", "0,3,1,4,2"), ("4096,64,64", "0,2,1"), ("1000000,3,4", "0,2,1"),
+                   ("65536,16,16", "0,2,1"))
 
 # The studies that time runs of the tables above, each over its shapes: (runs, shapes) pairs per study.
 TABLE_STUDIES = {

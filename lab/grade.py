@@ -10,14 +10,10 @@
     python3 -m lab.grade ... --build-only     only build the grader programs: no GPU, no cuobjdump; NOT GRADED
     python3 -m lab.grade --list               the exercises found, one NN_name a line
 
-An exercise is a folder exercises/NN_name/ (exercise.cu, grading.json) whose step steps/NN_*/
-exists, with its reference answer in solutions/NN_name/solution.cu. Options: --timeout S (every
-program run and build, default 300 s: past it the process group is killed and the check FAILs),
---shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip the shape of
-more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
-Correctness FAILs). Each file gets four verdicts, PASS, FAIL or SKIP, with one line of why:
-Correctness, Sanitizers, Technique and Speed; docs/grading.md explains them and grading.json. Technique
-also checks that the work is the file's own kernels' (lab.compiled.ALLOWED_SYMBOLS; ncu at the timed shape).
+Options: --timeout S (every program run and build, default 300 s: past it the process group is killed
+and the check FAILs), --shape RxC (the timed shape, default $GRADE_SHAPE or 8192x8192), --no-huge (skip
+the shape of more than 2^31 elements), --quick (the self-test's pace: --no-huge, no sanitizers once
+Correctness FAILs). docs/grading.md explains the four checks, the exercise folders and grading.json.
 
 Exit codes: 0 nothing FAILed; 1 something FAILed; 2 bad command line or a missing or unreadable
 file; 3 no GPU, or a problem of the machine or the repository. Scripts call python3 -m lab.grade
@@ -82,6 +78,7 @@ DOES_NOT_FIT_RE = re.compile(r"memory but only|cannot allocate|out of host memor
 # The Nsight Compute counter ratios a "profile" requirement may bound: name -> (numerator, denominator).
 PROFILE_METRICS = {name: (DERIVED.at[name, "numerator"], DERIVED.at[name, "denominator"])
                    for name in ("shared_ld_wavefronts_per_request", "shared_st_wavefronts_per_request")}
+MARKS = {"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}  # before each requirement's line in a report
 CSV_COLUMNS = ("name", "correctness", "sanitizers", "technique", "speed", "speed_ratio", "reason")
 
 
@@ -97,8 +94,6 @@ EnvironmentProblem = machine.Stop  # no GPU, a missing tool, a repository that d
 
 @dataclass
 class Ran:
-    """What a program run left behind."""
-
     rc: int
     out: str
     err: str
@@ -114,13 +109,12 @@ def run(cmd: list, timeout: float, env: dict | None = None, limit: int = OUTPUT_
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
-        timed_out = False
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=timeout)
         finally:
-            if proc.returncode is None:  # past the timeout, or interrupted
+            timed_out = proc.returncode is None  # past the timeout, or interrupted
+            if timed_out:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -227,7 +221,6 @@ class Exercise:
     number: str  # "05"
     name: str  # "05_float4"
     rules: dict  # exercises/NN_name/grading.json
-    floor: float  # its "floor": the lowest speed ratio to the reference that passes
 
 
 def exercise_names() -> list[str]:
@@ -254,7 +247,7 @@ def load_exercise(number: str) -> Exercise:
     problem = rules_problem(rules)
     if problem:
         raise UsageError(f"{where}: {problem}")
-    return Exercise(number, name, rules, float(rules["floor"]))
+    return Exercise(number, name, rules)
 
 
 def rules_problem(rules) -> str | None:
@@ -264,6 +257,9 @@ def rules_problem(rules) -> str | None:
     floor = rules.get("floor")
     if not isinstance(floor, (int, float)) or not 0 < floor <= 10:
         return '"floor" must be a number above 0 (the lowest speed ratio to the reference)'
+    for key in ("technique", "profile", "allow_symbols", "sanitize_shapes", "grade_shapes"):
+        if not isinstance(rules.get(key, []), list):
+            return f'"{key}" must be a list'
     problems = [rule_problem(item) for item in rules.get("technique", [])]
     if any(problems):
         return next(filter(None, problems))
@@ -281,9 +277,11 @@ def rules_problem(rules) -> str | None:
             return 'a "profile" entry needs a "min" or a "max"'
     parameter = rules.get("parameter")
     if parameter is not None:
+        if not isinstance(parameter, dict):
+            return '"parameter" must be an object'
         if parameter.get("set_by") != "environment":
             return '"parameter"."set_by" must be "environment"'
-        if not parameter.get("name") or not parameter.get("values"):
+        if not parameter.get("name") or not isinstance(parameter.get("values"), list) or not parameter["values"]:
             return '"parameter" needs a "name" and a list of "values"'
     for key in ("sanitize_shapes", "grade_shapes"):
         for shape in rules.get(key, []):
@@ -293,7 +291,7 @@ def rules_problem(rules) -> str | None:
 
 
 def shapes_for(tag: str, extra: list | None = None) -> list[str]:
-    """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 3)."""
+    """The shapes tests/shapes.txt tags `tag`, then those of `extra` not yet in (a bad file: exit 2)."""
     found = tagged(tag)
     return found + [s for s in extra or [] if s not in found]
 
@@ -326,21 +324,13 @@ class Subject:
 
     @property
     def program(self) -> Path:
-        if self.mode == "file":
-            return self.work / ("grade_" + self.exercise.number)
-        return BUILD_DIR / ("grade_" + self.exercise.number + ("_solution" if self.mode == "solution" else ""))
+        folder = self.work if self.mode == "file" else BUILD_DIR
+        return folder / ("grade_" + self.exercise.number + ("_solution" if self.mode == "solution" else ""))
 
 
 def slug(text: str) -> str:
     """A name safe for a folder and for make: letters, digits, '.', '_' and '-'."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
-
-
-def prepare_copy(subject: Subject) -> None:
-    """Copy a graded file into a fresh private work folder."""
-    shutil.rmtree(subject.work, ignore_errors=True)
-    subject.work.mkdir(parents=True)
-    subject.copy.write_text(subject.source.read_text(errors="replace"))
 
 
 def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None:
@@ -349,7 +339,10 @@ def build(subject: Subject, timeout: float, object_only: bool) -> Verdict | None
     if not re.search(rf"\bkernel_variant\s+{subject.symbol}\b", text):
         return Verdict("FAIL", missing_symbol_why(subject, text))
     variables = []
-    if subject.mode == "file":  # the private copy: mk/grade_file.mk's rules
+    if subject.mode == "file":  # a copy in a fresh private folder, built with mk/grade_file.mk's rules
+        shutil.rmtree(subject.work, ignore_errors=True)
+        subject.work.mkdir(parents=True)
+        subject.copy.write_text(text)
         variables = ["GRADE_EX=" + subject.exercise.number, "GRADE_SRC=" + make_path(subject.copy)]
     ran = make(variables + [make_path(subject.obj)], timeout)
     if ran.timed_out:
@@ -405,8 +398,7 @@ def disassemble(obj: Path, timeout: float) -> Compiled | None:
 
 
 def own_work(subject: Subject) -> Verdict:
-    """FAIL where the file's object calls what lab.compiled.ALLOWED_SYMBOLS (and the exercise's
-    "allow_symbols") do not allow, naming it: then some of the graded work is not the file's kernels'."""
+    """FAIL where the object calls what ALLOWED_SYMBOLS and "allow_symbols" do not: work not the file's kernels'."""
     nm = find_tool("nm", "NM")
     listed = run([nm, "--undefined-only", "--demangle", subject.obj], 60) if nm else None
     if listed is None or listed.rc != 0:
@@ -435,7 +427,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
     if not compiled.code:
         return Verdict("FAIL", "the compiled file holds no kernel at all")
     verdicts = [Verdict(*check_requirement(rule, compiled)) for rule in rules]
-    details = [{"PASS": "ok   ", "FAIL": "MISS ", "SKIP": "skip "}[v.status] + v.why for v in [own, *verdicts]]
+    details = [MARKS[v.status] + v.why for v in [own, *verdicts]]
     failed = [v.why for v in verdicts if v.status == "FAIL"]
     if failed:
         more = f" (and {len(failed) - 1} more unmet requirement{'s' if len(failed) > 2 else ''})"
@@ -446,8 +438,7 @@ def check_compiled_code(subject: Subject, timeout: float) -> Verdict:
 
 
 def run_ncu(ncu: str, options: list, program: Path, variant: str, shape: str, timeout: float) -> tuple[Ran, str]:
-    """One variant of a grader program at a shape under Nsight Compute: the run, and the `--csv --page raw`
-    table it logged ('' where it logged none)."""
+    """One variant at a shape under Nsight Compute: the run, and the raw CSV table it logged ('' if none)."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "ncu.csv"
         ran = run([ncu, "--csv", "--page", "raw", *options, "--log-file", log, program, "--check-only", "--variant",
@@ -455,11 +446,9 @@ def run_ncu(ncu: str, options: list, program: Path, variant: str, shape: str, ti
         return ran, log.read_text(errors="replace") if log.is_file() else ""
 
 
-def check_profile(subject: Subject, timeout: float) -> Verdict | None:
-    """The counter part of Technique, or None when the exercise has none."""
-    wanted = subject.exercise.rules.get("profile", [])
-    if not wanted:
-        return None
+def check_profile(subject: Subject, timeout: float) -> Verdict:
+    """The counter part of Technique, for an exercise that names counters."""
+    wanted = subject.exercise.rules["profile"]
     ncu = find_tool("ncu", "NCU")
     if ncu is None:
         return Verdict("SKIP", "profile checks skipped: Nsight Compute (ncu) not found")
@@ -487,7 +476,7 @@ def check_profile(subject: Subject, timeout: float) -> Verdict | None:
         low, high = item.get("min", -float("inf")), item.get("max", float("inf"))
         status = "PASS" if low <= ratio <= high else "FAIL"
         verdicts.append(Verdict(status, f"{item['what']}: measured {ratio:.2f} at {PROFILE_SHAPE}"))
-    details = [("ok   " if v.status == "PASS" else "MISS ") + v.why for v in verdicts]
+    details = [MARKS[v.status] + v.why for v in verdicts]
     failed = [v for v in verdicts if v.status == "FAIL"]
     if failed:
         return Verdict("FAIL", failed[0].why, details)
@@ -495,8 +484,7 @@ def check_profile(subject: Subject, timeout: float) -> Verdict | None:
 
 
 def kernels_run(ncu: str, program: Path, variant: str, shape: str, timeout: float) -> list[str] | Verdict:
-    """The mangled names of the kernels that one variant of a grader program runs at a shape, as Nsight Compute
-    lists them, or a SKIP verdict saying why they could not be listed."""
+    """The mangled names of the kernels one variant runs at a shape (ncu), or a SKIP: why ncu gave no list."""
     ran, table = run_ncu(ncu, ["--print-kernel-base", "mangled", "--metrics", "gpu__time_duration.sum"], program,
                          variant, shape, timeout)
     if ran.rc != 0 or "==ERROR==" in table + ran.text:
@@ -519,7 +507,7 @@ def check_launches(subject: Subject, shape: str, timeout: float) -> Verdict:
     if isinstance(launched, Verdict):
         return launched
     rules = subject.exercise.rules.get("technique", [])
-    checked = [r["function"] for r in rules] if rules and all(r.get("function") for r in rules) else []
+    checked = [r["function"] for r in rules] if all(r.get("function") for r in rules) else []
     if not launched:
         return not_own(f"no kernel ran at {shape}: the work was done without one of your kernels")
     own = compiled.functions()
@@ -551,8 +539,6 @@ def not_own(why: str) -> Verdict:
 
 @dataclass
 class Program:
-    """A grader program to run, with the environment it runs in, and what it stands for."""
-
     path: Path
     label: str = ""  # "" for the default; "GRADE_BLOCK=16x16" for a parameter value
     env: dict | None = None
@@ -571,7 +557,7 @@ def check_lines(ran: Ran) -> dict[str, tuple[str, str]]:
     return found
 
 
-def wrong_why(shape: str, detail: str, at: str = "") -> str:
+def wrong_why(shape: str, detail: str, at: str) -> str:
     """A FAIL line: a write outside the output says so first, as the harness words it."""
     if detail.startswith("wrote"):
         return f"{detail}{at} on {shape}"
@@ -637,7 +623,7 @@ def correctness(subject: Subject, others: list[Program], options: Options) -> Ve
     return Verdict("PASS", "; ".join([main.why] + notes), details)
 
 
-def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool = True) -> Verdict:
+def run_sanitizer(tool: str, program: Program, shapes: list[str], timeout: float, correct: bool) -> Verdict:
     """One tool on the student's kernel; a wrong result under it is a race only if it was right without (`correct`)."""
     cmd = [find_tool("compute-sanitizer", "COMPUTE_SANITIZER"), "--tool", tool, *TOOL_OPTIONS.get(tool, []),
            "--error-exitcode", str(SANITIZER_EXIT), "--print-limit", "20",
@@ -738,14 +724,13 @@ def time_once(program: Path, shape: str, timeout: float) -> tuple[float, list[st
             # The machine was confirmed with the reference: a write outside `out` lands in their input.
             return Verdict("FAIL", f"the {other} kernel went wrong after yours ran at {shape}: does your kernel "
                                    "write outside `out`?")
-    student, reference = rows["student"]["median_ms"], rows["reference"]["median_ms"]
     lines = [f"{k:<9} {rows[k]['median_ms']:9.4f} ms {rows[k]['gbps']:8} GB/s {rows[k]['pct_of_copy']:7} % of copy"
              for k in GRADED_KERNELS]
-    return reference / student, lines
+    return rows["reference"]["median_ms"] / rows["student"]["median_ms"], lines
 
 
 def check_speed(subject: Subject, shape: str, timeout: float) -> tuple[Verdict, float | None]:
-    floor = subject.exercise.floor
+    floor = subject.exercise.rules["floor"]  # the lowest speed ratio to the reference that passes
     best = None
     for attempt in range(SPEED_ATTEMPTS):
         if attempt:
@@ -798,8 +783,6 @@ def grade(subject: Subject, options: Options) -> Grade:
     verdicts = result.verdicts
     if not (options.technique_only or options.build_only):
         confirm_machine(subject.exercise.number, options.timeout)
-    if subject.mode == "file":
-        prepare_copy(subject)
     progress(f"building {make_path(subject.source)}")
     failed = build(subject, options.timeout, object_only=options.technique_only)
     if failed:
@@ -828,16 +811,13 @@ def grade(subject: Subject, options: Options) -> Grade:
     if technique.status == "PASS" and correct:
         progress(f"listing the kernels run at {options.timed_shape} with Nsight Compute")
         launched = check_launches(subject, options.timed_shape, options.timeout)
-        mark = "ok   " if launched.status == "PASS" else "skip "
         technique = launched if launched.status == "FAIL" else Verdict(
-            "PASS", technique.why, technique.details + [mark + launched.why])
-    if technique.status == "PASS" and correct:
+            "PASS", technique.why, technique.details + [MARKS[launched.status] + launched.why])
+    if technique.status == "PASS" and correct and subject.exercise.rules.get("profile"):
         progress("profiling with Nsight Compute")
         profiled = check_profile(subject, options.timeout)
-        if profiled is not None and profiled.status == "FAIL":
-            technique = Verdict("FAIL", profiled.why, technique.details + profiled.details)
-        elif profiled is not None:
-            technique = Verdict("PASS", f"{technique.why}; {profiled.why}", technique.details + profiled.details)
+        why = profiled.why if profiled.status == "FAIL" else f"{technique.why}; {profiled.why}"
+        technique = Verdict("FAIL" if profiled.status == "FAIL" else "PASS", why, technique.details + profiled.details)
     verdicts["Technique"] = technique
     if technique.not_own:
         verdicts["Speed"] = Verdict("SKIP", "not timed: the work is not all your own kernels' (see Technique)")
@@ -929,11 +909,9 @@ def subjects_of(args: argparse.Namespace) -> list[Subject]:
         if not args.csv.parent.is_dir():
             raise UsageError(f"no such directory for --csv: {args.csv.parent}")
     for path in files:
-        if not path.is_file():
-            raise UsageError(f"no such file: {path}")
         try:
             path.read_bytes()
-        except OSError as e:
+        except OSError as e:  # missing, a folder, or unreadable: strerror says which
             raise UsageError(f"cannot read {path}: {e.strerror}") from e
     return [Subject(exercises[0], "file", f, f.stem, WORK_DIR / f"{slug(f.stem)}-{number}") for f in files]
 

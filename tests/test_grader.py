@@ -27,7 +27,8 @@ pytestmark = pytest.mark.exercises
 
 EXERCISES = exercise_names()
 PLANTED_DIR = ROOT / "tests" / "graded_wrong"
-PLANTED = sorted(p.stem for p in PLANTED_DIR.glob("*.cu") if p.is_file())
+# Each planted file's first line, by name: `// Caught by: CHECK (why)`; with "Nsight Compute", only counters catch it
+PLANTED = {p.stem: p.read_text().split("\n", 1)[0] for p in sorted(PLANTED_DIR.glob("*.cu")) if p.is_file()}
 TIMEOUT = os.environ.get("GRADER_TEST_TIMEOUT", "120")  # the grader's --timeout, per program run
 CAUGHT_BY_RE = re.compile(r"^// Caught by: ([A-Za-z]+) \(.+\)$")
 HAVE_CUOBJDUMP = find_tool("cuobjdump", "CUOBJDUMP") is not None
@@ -38,19 +39,9 @@ skeleton_ids = "skeleton-{:.2}".format
 planted_ids = "planted-{}".format
 
 
-def first_line(name: str) -> str:
-    """The first line of tests/graded_wrong/NAME.cu."""
-    return (PLANTED_DIR / f"{name}.cu").read_text().split("\n", 1)[0]
-
-
 def caught_by(name: str) -> str:
     """The check a planted file's first line names, or ''."""
-    return next(iter(CAUGHT_BY_RE.findall(first_line(name))), "")
-
-
-def counters_only(name: str) -> bool:
-    """Whether only Nsight Compute's counters catch a planted file (not its compiled code)."""
-    return "Nsight Compute" in first_line(name)
+    return next(iter(CAUGHT_BY_RE.findall(PLANTED[name])), "")
 
 
 def skeleton_untouched(name: str) -> bool:
@@ -316,7 +307,7 @@ TECHNIQUE_CASES = {
     **{solution_ids(n): (n, ["--solution"], "PASS", 0) for n in EXERCISES},
     **{skeleton_ids(n): (n, [], "FAIL", 1) for n in EXERCISES},
     **{planted_ids(n): (n, ["--file", f"tests/graded_wrong/{n}.cu"], "FAIL", 1) for n in PLANTED
-       if caught_by(n) == "Technique" and not counters_only(n)},  # not those only Nsight Compute catches
+       if caught_by(n) == "Technique" and "Nsight Compute" not in PLANTED[n]},  # not those only Nsight Compute catches
 }
 
 
@@ -330,7 +321,7 @@ def test_technique_without_a_gpu(name, args, expected, exit_code, work):
     status, why = verdicts(result.stdout).get("Technique", ("", grader_error(result)))
     assert status == expected and result.returncode == exit_code, f"{status}, exit {result.returncode}: {why}"
     if "--file" in args:  # a planted file that uses `symbol` from outside is caught by its name
-        assert all(symbol in why for symbol in re.findall(r"uses `([^`]+)`", first_line(name))), why
+        assert all(symbol in why for symbol in re.findall(r"uses `([^`]+)`", PLANTED[name])), why
 
 
 # What no graded file may use from outside it (nm -u): a library, a copy through the host, another file's kernel
@@ -381,7 +372,7 @@ def test_the_kernels_run_at_the_timed_shape_must_be_the_files_own(launched, refe
     monkeypatch.setattr(grader, "disassemble", lambda *_: Compiled(code={90: {FLOAT2: []}}))
     monkeypatch.setattr(Path, "is_file", lambda self: True)  # the reference's object, "disassembled" above
     rules = {"floor": 0.8, "technique": [{"what": "w", "check": "no_local_memory", "function": function}]}
-    subject = grader.Subject(grader.Exercise("05", "05_float4", rules, 0.8), "tree", Path("x.cu"), "x")
+    subject = grader.Subject(grader.Exercise("05", "05_float4", rules), "tree", Path("x.cu"), "x")
     verdict = grader.check_launches(subject, "8192x8192", 30)
     status, *named = expected.split(" ", 1)
     assert verdict.status == status and all(n in verdict.why for n in named), verdict.why
@@ -511,10 +502,10 @@ WRONG_ANSWERS = {**{skeleton_ids(n): (n, [], "Correctness") for n in EXERCISES},
 @pytest.mark.slow  # a teacher's check of the grader, not a student's: the GPU session runs it
 @pytest.mark.parametrize("name, args, check", list(WRONG_ANSWERS.values()), ids=list(WRONG_ANSWERS))
 def test_a_wrong_answer_fails_the_check_it_names(name, args, check, work, pace, subtests):
-    planted = first_line(name) if args else ""
+    planted = PLANTED[name] if args else ""
     if not args and not skeleton_untouched(name):
         pytest.skip(f"exercises/{name}/exercise.cu has lost its TODO: solved here?")
-    if planted and counters_only(name) and not HAVE_NCU:
+    if "Nsight Compute" in planted and not HAVE_NCU:
         pytest.skip(f"{check} FAILs only through Nsight Compute, not found here")
     timeout = "30" if planted and check == "Correctness" else TIMEOUT  # the kernel that hangs
     with contextlib.nullcontext() if pace or not planted else host_memory():  # in full: more than 2^31 elements
@@ -559,13 +550,6 @@ def test_a_batch_of_ten_files_gives_the_expected_csv(tmp_path, work):
     assert len(got) == len(expected) and all(re.fullmatch(e, g) for e, g in zip(expected, got, strict=False)), got
 
 
-@pytest.mark.parametrize("allowed, problem", [(["cudaGetDriverEntryPoint"], False), ("cudaX", True), (["("], True),
-                                              ([1], True)])
-def test_allow_symbols_must_be_a_list_of_regular_expressions(allowed, problem):
-    found = grader.rules_problem({"floor": 0.8, "technique": [], "allow_symbols": allowed})
-    assert (found is not None and "allow_symbols" in found) == problem, found
-
-
 GOOD_RULES = {"floor": 0.8, "technique": [{"what": "no shared memory", "check": "shared_bytes", "max": 0}]}
 METRIC = next(iter(grader.PROFILE_METRICS))
 # A grading.json with one mistake each (what the teacher got wrong, its document, the words of the one-line problem).
@@ -585,12 +569,22 @@ BAD_RULES = {
                                   '"set_by" must be "environment"'),
     "a parameter without values": ({**GOOD_RULES, "parameter": {"set_by": "environment", "name": "N"}},
                                    'needs a "name" and a list of "values"'),
+    "a parameter that is no object": ({**GOOD_RULES, "parameter": "N"}, '"parameter" must be an object'),
+    "values as text": ({**GOOD_RULES, "parameter": {"set_by": "environment", "name": "N", "values": "16x16"}},
+                       'needs a "name" and a list of "values"'),
     "a shape that is none": ({**GOOD_RULES, "grade_shapes": ["4096"]}, "is not ROWSxCOLS"),
+    "shapes as text": ({**GOOD_RULES, "grade_shapes": "4096x4096"}, '"grade_shapes" must be a list'),
+    "techniques as an object": ({**GOOD_RULES, "technique": {"what": "x"}}, '"technique" must be a list'),
+    "allow_symbols as text": ({**GOOD_RULES, "allow_symbols": "cudaX"}, '"allow_symbols" must be a list'),
+    "an allowed symbol that is no pattern": ({**GOOD_RULES, "allow_symbols": ["("]}, '"allow_symbols" must be a list'),
+    "an allowed symbol that is no text": ({**GOOD_RULES, "allow_symbols": [1]}, '"allow_symbols" must be a list'),
 }
 
 
-def test_a_good_grading_document_has_no_problem():
-    assert grader.rules_problem(GOOD_RULES) is None
+@pytest.mark.parametrize("document", [GOOD_RULES, {**GOOD_RULES, "allow_symbols": ["cudaGetDriverEntryPoint"]}],
+                         ids=["good", "good with allow_symbols"])
+def test_a_good_grading_document_has_no_problem(document):
+    assert grader.rules_problem(document) is None
 
 
 @pytest.mark.parametrize("mistake", BAD_RULES)

@@ -130,8 +130,32 @@ static void run(const char *dims_text, std::vector<size_t> dims, std::vector<int
     }
 }
 
+/** @brief tiles_mostly_empty() on each side of a tenth of the tiles, for batches of @p rows x @p cols matrices. */
+static void check_mostly_empty(size_t rows, size_t cols, bool expected)
+{
+    tensor_shape t = {};
+    t.rank = 3;
+    t.dims[0] = 5; t.dims[1] = rows; t.dims[2] = cols;
+    t.perm[0] = 0; t.perm[1] = 2; t.perm[2] = 1;
+    permute_plan plan;
+    permute_fold(&t, &plan);
+    const bool ok = plan.kind == PERMUTE_TRANSPOSE && tiles_mostly_empty(plan) == expected;
+    printf("%s tiles mostly empty: 5 matrices of %zu x %zu, %s\n", ok ? "PASS" : "FAIL", rows, cols,
+           expected ? "the per-element kernel" : "the tiles");
+    failures += !ok;
+}
+
 int main()
 {
+    check_mostly_empty(3, 4, true);       // 12 elements of 4096
+    check_mostly_empty(16, 16, true);     // 1/16 of a tile
+    check_mostly_empty(20, 20, true);     // 400 of 4096: just under a tenth
+    check_mostly_empty(20, 21, false);    // 420: just over
+    check_mostly_empty(24, 24, false);    // 1/7 of a tile
+    check_mostly_empty(3, 5000, true);    // few rows: each of 79 tiles holds 3 of its 64
+    check_mostly_empty(65, 65, false);    // a quarter of four tiles: more than a tenth
+    check_mostly_empty(64, 64, false);    // one full tile
+
     run("3x64x72:021", {3, 64, 72}, {0, 2, 1});
     run("2x136x3x200:0321", {2, 136, 3, 200}, {0, 3, 2, 1});
     run("96x104x200:210", {96, 104, 200}, {2, 1, 0});

@@ -15,6 +15,7 @@
  * | other matrices of fewer than 64 rows, or 32-63 columns of whole aligned chunks | step 09's launch |
  * | rows of `out` whole chunks (rows a multiple of 4), rows of `in` not | step 11's chunk kernel |
  * | rows not whole chunks, in a quarter of L2                     | step 09's 4-byte tiles              |
+ * | under 128 columns, rows neither way whole chunks, columns filling at most 2/3 of their 64-column tiles | step 09's 4-byte tiles |
  * | rows of whole aligned chunks, rows of `out` on 64 bytes or the matrix in L2, up to the GPU's limit (a second limit where the rows are a power of two) | a 16-byte tile kernel: step 09's, or tiles_down.cuh's, per GPU |
  * | anything else, from a size measured per GPU, if tiles of 96 rows pad few more rows than tiles of 64 | step 11's default, sector runs of 96 floats |
  * | anything else                                    | step 11's default                   |
@@ -54,8 +55,11 @@
  * rows, as it did from 56 rows; where rows are not whole chunks, step
  * 09's 4-byte tiles led in a quarter of L2 (1001 x 1003, 197 x 768). On
  * tall matrices of few columns neither way whole chunks, they won on some
- * (1000003 x 33 and x 77) and lost by more on others (3000003 x 57,
- * 1800001 x 113), so the rule keeps the sector runs there. A set of
+ * (1000003 x 33 and x 77) and lost on others (3000003 x 57, 1800001 x
+ * 113). A study of fifteen such matrices (`make study STUDIES=tall`, 33 to
+ * 127 columns) split them by one quantity: the share of its 64-column
+ * tiles a row fills, cols / (64 ceil(cols / 64)). The tiles led where it
+ * was under 2/3, the sector runs above (tall_tiles_pay()). A set of
  * shapes never used to fit the rule checks it (`make study
  * STUDIES=held-out`).
  *
@@ -129,6 +133,23 @@ static inline bool long_runs_fill(size_t rows)
     return padded_long * F32_LONG_RUNS_PAD <= padded_short * F32_LONG_RUNS_PAD + rows;
 }
 
+/**
+ * A tall matrix under two tiles wide takes step 09's 4-byte tiles where its
+ * columns fill at most 2 parts in this many of the 64-column tiles that
+ * cover them (tall_tiles_pay(); `make study STUDIES=tall`).
+ */
+#define F32_TALL_FILL_OF 3
+
+/**
+ * @brief Whether a matrix of @p cols columns, fewer than two tiles, fills
+ *        at most 2 / F32_TALL_FILL_OF of its 64-column tiles: 33 columns
+ *        (0.52), 77 (0.60) or 83 (0.65) yes; 43 (0.67), 57 or 127 no.
+ */
+static inline bool tall_tiles_pay(size_t cols)
+{
+    return cols < 2 * TILE && cols * F32_TALL_FILL_OF <= 2 * ceil_div(cols, TILE) * TILE;
+}
+
 /** Rows not whole chunks take step 09's 4-byte tiles up to 1 / this of L2 (the dispatch study). */
 #define F32_L2_SHARE 4
 
@@ -163,6 +184,9 @@ static inline f32_kernel f32_pick(size_t rows, size_t cols, bool vec4, bool out_
     // Past the row above, rows not whole chunks means rows of `out` not whole chunks. In a quarter of L2, where
     // a sector's pieces meet in L2 before it is written back: step 09's 4-byte tiles.
     if (!out_rows_chunks && bytes <= gpu.l2_bytes / F32_L2_SHARE)
+        return F32_SHARED64;
+    // Past it, on a tall matrix whose columns leave much of their tiles empty, the same 4-byte tiles.
+    if (!out_rows_chunks && !in_rows_chunks && tall_tiles_pay(cols))
         return F32_SHARED64;
     const bool writes_fit = out_fits || bytes <= gpu.l2_bytes;   // in L2 the pieces of a row of out meet
     const size_t limit = is_power_of_two(rows) ? gpu.tiles_pow2_up_to : gpu.tiles_up_to;

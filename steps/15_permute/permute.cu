@@ -13,7 +13,8 @@
  *   copied whole, in 16-byte accesses where the runs allow;
  * - a batched 2-D transpose: step 09's tile with a batch index and strides,
  *   the whole batch in one launch; one packed matrix alone goes to the
- *   capstone's API, transpose_f32() and transpose_bf16().
+ *   capstone's API, transpose_f32() and transpose_bf16(); matrices that
+ *   fill a tenth of their tiles or less, to the per-element kernel.
  *
  * ## Build and run
  *
@@ -56,6 +57,8 @@ static size_t launch_permute(const void *in, void *out, const permute_plan *plan
                                                            plan->cols, stream));
             return 0;   // the API does not say how many threads
         }
+        if (tiles_mostly_empty(*plan))   // matrices of a few elements: one thread per element
+            return naive_permute_launch(in, out, *plan, element_bytes, stream);
         return batched_tiles_launch(in, out, *plan, element_bytes, true, stream);
     }
 }
@@ -92,7 +95,8 @@ static size_t launch_naive(const void *in, void *out, const permute_plan *plan, 
 /** The kernels of step 15; the first is the default. */
 static const kernel_variant variants[] = {
     variant_permute("permute", "fold, then one launch: the copy kernel, runs copied in 16-byte accesses where "
-                    "they allow, step 09's tile with a batch index (one packed matrix: the capstone's API)",
+                    "they allow, step 09's tile with a batch index (one packed matrix: the capstone's API; "
+                    "matrices of a few elements: one thread each)",
                     launch_permute),
     variant_permute("per_matrix", "the same kernels, but one launch per matrix of a batched transpose",
                     launch_per_matrix),

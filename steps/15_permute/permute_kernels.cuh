@@ -147,6 +147,24 @@ static inline bool batched_chunks_fit(const void *in, const void *out, const per
     return fits;
 }
 
+/**
+ * A batched transpose whose matrices fill less than 1 / this of the 64 x 64
+ * tiles that cover them goes to the per-element kernel instead: a block
+ * would start, fill and empty its tile to move a few dozen elements.
+ * The tiles overtook it between batches of 16 x 16 matrices (1 / 16 of a
+ * tile) and of 24 x 24 (1 / 7), in both element types; `make bench
+ * RERUN=15` times the default and the control on batches of 3 x 4 and of
+ * 16 x 16 matrices among its tensors.
+ */
+#define PERMUTE_TILE_SHARE 10
+
+/** @brief Whether the matrices of @p plan fill less than 1 / PERMUTE_TILE_SHARE of their tiles. */
+static inline bool tiles_mostly_empty(const permute_plan &plan)
+{
+    const size_t tiled = ceil_div(plan.rows, TILE) * TILE * ceil_div(plan.cols, TILE) * TILE;
+    return plan.rows * plan.cols * PERMUTE_TILE_SHARE < tiled;
+}
+
 /** @brief Launch the batched tile transpose: 16-byte accesses where they fit, else element by element. */
 static inline size_t batched_tiles_launch(const void *in, void *out, const permute_plan &plan, size_t element_bytes,
                                           bool vectors, cudaStream_t stream)
